@@ -1,0 +1,37 @@
+/* buffer.h -- refcounted memory, owned either by a backend's allocator or by a foreign DLPack
+ * producer. A Lua tensor holds one reference, every exported DLPack tensor another. The last
+ * release frees the memory (or calls the foreign deleter) on whatever thread it happens: a
+ * buffer never touches a lua_State. */
+#ifndef DLX_CORE_BUFFER_H
+#define DLX_CORE_BUFFER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "dlpack/dlpack.h"
+#include "error.h"
+
+struct dlx_backend;
+
+typedef struct dlx_buffer dlx_buffer;
+struct dlx_buffer {
+  atomic_long refs;
+  void *data;     /* base address or device handle; may be NULL when nbytes == 0 */
+  size_t nbytes;  /* bytes addressable from data (for imports: the extent that was checked) */
+  DLDevice device;
+  const struct dlx_backend *backend;
+  /* Frees data: the backend's free for our allocations, the producer's deleter for imports. */
+  void (*release)(dlx_buffer *self);
+  void *owner; /* for imports: the DLManagedTensor(Versioned) whose deleter release calls */
+};
+
+/* A new buffer of nbytes on device, from the device's backend (refs = 1). */
+dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err);
+/* Wraps foreign memory (refs = 1); release(self) is called once, by the last release.
+ * On failure release is NOT called: the caller still owns the foreign memory. */
+dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,
+                            void (*release)(dlx_buffer *self), void *owner, dlx_error *err);
+void dlx_buffer_retain(dlx_buffer *buffer);
+void dlx_buffer_release(dlx_buffer *buffer); /* NULL is accepted */
+
+#endif

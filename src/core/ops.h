@@ -1,0 +1,43 @@
+/* ops.h -- tensor operations of the core: argument checks, dtype rules and dispatch to the
+ * backends. Everything here works on any device and never touches Lua. */
+#ifndef DLX_CORE_OPS_H
+#define DLX_CORE_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "scalar.h"
+#include "tensor.h"
+
+/* dst[...] = src, with src broadcast to dst's shape, cast to dst's dtype, across devices.
+ * ValueError for a read-only dst or one with internal overlap (a stride-0 dim of size > 1);
+ * overlapping src and dst go through a temporary. */
+int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
+/* out = a new C-contiguous tensor with src's values, as dtype on device (both may differ). */
+int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
+                 dlx_error *err);
+/* Every element of dst = value. ValueError for a read-only dst; TypeError for a storage-only
+ * dtype or a complex value into a real tensor. */
+int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
+
+/* The dtype a reduction produces from `in`, or TypeError (storage-only dtypes; min, max,
+ * argmin and argmax of complex): sum and prod give int64 for bool and integers (uint64 for
+ * uint64) and keep float and complex types; mean gives float64 for bool and integers;
+ * min and max keep the dtype; argmin and argmax give int64; all and any give bool. */
+int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *err);
+/* out = op over the dims in the bitmask (0-based); keepdim keeps them as size 1.
+ * ArgMin/ArgMax take one dim or all of them (flattened index); ValueError otherwise, and for
+ * min/max/argmin/argmax over an empty extent. */
+int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
+               bool keepdim, dlx_error *err);
+
+/* Reads the element at index (0-based, ndim entries; NULL for a 0-d tensor) on any device,
+ * as a bool, int64, uint64, float64 or complex128 scalar. TypeError for storage-only dtypes. */
+int dlx_get_element(const dlx_tensor *t, const int64_t *index, dlx_scalar *out, dlx_error *err);
+/* out = a C-contiguous host (CPU) copy of t whose dtype is the widest of its kind: bool stays
+ * bool, signed ints become int64, unsigned uint64, floats float64, complex complex128.
+ * Used to read many elements at once (totable, printing). */
+int dlx_to_host_wide(dlx_tensor *out, const dlx_tensor *t, dlx_error *err);
+
+#endif
