@@ -53,6 +53,30 @@ int dlx_push_capsule_legacy(lua_State *L, DLManagedTensor *mt);
 int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out);
 int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);
 
+/* ---- The same API for other Lua C modules, without linking to dlx.
+ * require "dlx.core" (or "dlx") stores a pointer to this table in the Lua registry under
+ * DLX_CAPI_KEY, as NumPy publishes its C API in a capsule. A C module that was loaded into the
+ * same interpreter fetches it with dlx_capi_get(L) and calls through it. */
+#define DLX_CAPI_KEY "dlx.capi"
+#define DLX_CAPI_VERSION 1
+
+typedef struct dlx_capi {
+  int version; /* DLX_CAPI_VERSION */
+  int (*push_capsule)(lua_State *L, DLManagedTensorVersioned *mt);
+  int (*push_capsule_legacy)(lua_State *L, DLManagedTensor *mt);
+  int (*to_dlpack)(lua_State *L, int idx, DLManagedTensorVersioned **out);
+  int (*to_dlpack_legacy)(lua_State *L, int idx, DLManagedTensor **out);
+} dlx_capi;
+
+/* The table, or NULL when dlx.core has not been loaded into this state. */
+static inline const dlx_capi *dlx_capi_get(lua_State *L) {
+  const dlx_capi *api;
+  lua_getfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
+  api = (const dlx_capi *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return api != NULL && api->version == DLX_CAPI_VERSION ? api : NULL;
+}
+
 #ifdef __cplusplus
 }
 #endif
