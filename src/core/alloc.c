@@ -1,4 +1,5 @@
 /* alloc.c -- the one door for host allocations, with a failure hook for tests. */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "alloc.h"
 
 #include <stdatomic.h>

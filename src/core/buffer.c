@@ -1,0 +1,66 @@
+/* buffer.c -- refcounted memory shared by tensors and DLPack exports. */
+#include "buffer.h"
+
+#include "alloc.h"
+#include "backend.h"
+#include "device.h"
+
+static void release_backend_memory(dlx_buffer *self) {
+  self->backend->free(self->device.device_id, self->data, self->nbytes);
+}
+
+dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err) {
+  const dlx_backend *backend = dlx_backend_for(device.device_type);
+  dlx_buffer *buffer;
+  if (backend == NULL) {
+    dlx_fail(err, DLX_DEVICE_ERROR, "no backend for device type %d", (int)device.device_type);
+    return NULL;
+  }
+  buffer = dlx_malloc(sizeof *buffer);
+  if (buffer == NULL) {
+    dlx_fail(err, DLX_MEMORY_ERROR, "out of memory allocating a buffer");
+    return NULL;
+  }
+  buffer->data = backend->alloc(device.device_id, nbytes, err);
+  if (buffer->data == NULL && nbytes > 0) {
+    dlx_free(buffer);
+    return NULL;
+  }
+  atomic_init(&buffer->refs, 1);
+  buffer->nbytes = nbytes;
+  buffer->device = device;
+  buffer->backend = backend;
+  buffer->release = release_backend_memory;
+  buffer->owner = NULL;
+  return buffer;
+}
+
+dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,
+                            void (*release)(dlx_buffer *self), void *owner, dlx_error *err) {
+  dlx_buffer *buffer = dlx_malloc(sizeof *buffer);
+  if (buffer == NULL) {
+    dlx_fail(err, DLX_MEMORY_ERROR, "out of memory wrapping foreign memory");
+    return NULL;
+  }
+  atomic_init(&buffer->refs, 1);
+  buffer->data = data;
+  buffer->nbytes = nbytes;
+  buffer->device = device;
+  buffer->backend = dlx_backend_for(device.device_type);
+  buffer->release = release;
+  buffer->owner = owner;
+  return buffer;
+}
+
+void dlx_buffer_retain(dlx_buffer *buffer) {
+  atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
+}
+
+void dlx_buffer_release(dlx_buffer *buffer) {
+  if (buffer == NULL) return;
+  /* acq_rel: every use of the memory by other holders happens before it is freed */
+  if (atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) == 1) {
+    if (buffer->release != NULL) buffer->release(buffer);
+    dlx_free(buffer);
+  }
+}

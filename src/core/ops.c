@@ -1,0 +1,252 @@
+/* ops.c -- checks, dtype rules and dispatch of copies, fills and reductions to the backends. */
+#include "ops.h"
+
+#include <string.h>
+
+#include "device.h"
+
+/* ---- copies */
+
+static bool has_internal_overlap(const dlx_tensor *t) {
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (t->strides[d] == 0 && t->shape[d] > 1) return true;
+  }
+  return false;
+}
+
+/* True when the bytes src and dst touch intersect (only possible within one buffer). */
+static bool may_overlap(const dlx_tensor *a, const dlx_tensor *b) {
+  int64_t alo, ahi, blo, bhi;
+  if (a->buffer != b->buffer) return false;
+  dlx_tensor_extent(a, &alo, &ahi);
+  dlx_tensor_extent(b, &blo, &bhi);
+  alo = alo * dlx_dtype_bits(a->dtype) / 8;
+  ahi = (ahi * dlx_dtype_bits(a->dtype) + 7) / 8;
+  blo = blo * dlx_dtype_bits(b->dtype) / 8;
+  bhi = (bhi * dlx_dtype_bits(b->dtype) + 7) / 8;
+  return alo < bhi && blo < ahi;
+}
+
+static bool same_view(const dlx_tensor *a, const dlx_tensor *b) {
+  return a->buffer == b->buffer && a->dtype == b->dtype && a->ndim == b->ndim &&
+         a->offset == b->offset &&
+         memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof a->shape[0]) == 0 &&
+         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
+}
+
+static int check_cast(dlx_dtype to, dlx_dtype from, dlx_error *err) {
+  if (to != from && (dlx_dtype_is_storage_only(to) || dlx_dtype_is_storage_only(from)))
+    return dlx_fail(err, DLX_TYPE_ERROR,
+                    "cannot cast %s to %s: storage-only dtypes are copied bit for bit, only to the "
+                    "same dtype", dlx_dtype_info_of(from)->name, dlx_dtype_info_of(to)->name);
+  return 0;
+}
+
+/* Copy between two tensors of the same shape with no overlap. */
+static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
+  const dlx_backend *db = dst->buffer->backend, *sb = src->buffer->backend;
+  if (dlx_device_equal(dst->buffer->device, src->buffer->device) ||
+      (db->host_accessible && sb->host_accessible))
+    return db->copy(dst, src, err);
+  {
+    char a[48], b[48];
+    return dlx_fail(err, DLX_DEVICE_ERROR, "copies from %s to %s are not supported",
+                    dlx_device_format(src->buffer->device, a, sizeof a),
+                    dlx_device_format(dst->buffer->device, b, sizeof b));
+  }
+}
+
+int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
+  dlx_tensor view;
+  int rc;
+  if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
+  if (has_internal_overlap(dst))
+    return dlx_fail(err, DLX_VALUE_ERROR, "the destination has a broadcast (stride-0) dim: "
+                    "several of its elements share one memory location; clone it first");
+  rc = check_cast(dst->dtype, src->dtype, err);
+  if (rc != 0) return rc;
+  rc = dlx_expand(&view, src, dst->shape, dst->ndim, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_numel(dst) == 0 || same_view(dst, &view)) {
+    rc = 0;
+  } else if (may_overlap(dst, &view)) {
+    dlx_tensor tmp;
+    rc = dlx_clone_as(&tmp, &view, view.dtype, view.buffer->device, err);
+    if (rc == 0) {
+      rc = copy_same_shape(dst, &tmp, err);
+      dlx_tensor_close(&tmp);
+    }
+  } else {
+    rc = copy_same_shape(dst, &view, err);
+  }
+  dlx_tensor_close(&view);
+  return rc;
+}
+
+int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
+                 dlx_error *err) {
+  dlx_tensor t;
+  int rc = check_cast(dtype, src->dtype, err);
+  if (rc != 0) return rc;
+  rc = dlx_tensor_empty(&t, src->shape, src->ndim, dtype, device, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_numel(&t) > 0) rc = copy_same_shape(&t, src, err);
+  if (rc != 0) {
+    dlx_tensor_close(&t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
+  dlx_kind kind = dlx_dtype_kind(dst->dtype);
+  if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
+  if (kind == DLX_KIND_STORAGE)
+    return dlx_fail(err, DLX_TYPE_ERROR, "cannot fill a %s tensor: storage-only dtypes cannot "
+                    "be computed on", dlx_dtype_info_of(dst->dtype)->name);
+  if (value->kind == DLX_KIND_COMPLEX && kind != DLX_KIND_COMPLEX)
+    return dlx_fail(err, DLX_TYPE_ERROR, "cannot fill a %s tensor with a complex value",
+                    dlx_dtype_info_of(dst->dtype)->name);
+  if (dlx_tensor_numel(dst) == 0) return 0;
+  return dst->buffer->backend->fill(dst, value, err);
+}
+
+/* ---- reductions */
+
+static const char *reduce_name(dlx_reduce_op op) {
+  static const char *const names[] = {"sum", "prod", "mean", "min", "max",
+                                      "argmin", "argmax", "all", "any"};
+  return names[op];
+}
+
+int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *err) {
+  dlx_kind kind = dlx_dtype_kind(in);
+  if (kind == DLX_KIND_STORAGE)
+    return dlx_fail(err, DLX_TYPE_ERROR, "cannot compute %s of a %s tensor: storage-only dtypes "
+                    "cannot be computed on", reduce_name(op), dlx_dtype_info_of(in)->name);
+  switch (op) {
+  case DLX_REDUCE_SUM:
+  case DLX_REDUCE_PROD:
+    if (in == DLX_UINT64) *out = DLX_UINT64;
+    else if (kind == DLX_KIND_BOOL || kind == DLX_KIND_INT || kind == DLX_KIND_UINT) *out = DLX_INT64;
+    else *out = in;
+    return 0;
+  case DLX_REDUCE_MEAN:
+    *out = (kind == DLX_KIND_FLOAT || kind == DLX_KIND_COMPLEX) ? in : DLX_FLOAT64;
+    return 0;
+  case DLX_REDUCE_MIN:
+  case DLX_REDUCE_MAX:
+  case DLX_REDUCE_ARGMIN:
+  case DLX_REDUCE_ARGMAX:
+    if (kind == DLX_KIND_COMPLEX)
+      return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor: complex numbers are not "
+                      "ordered", reduce_name(op));
+    *out = (op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX) ? in : DLX_INT64;
+    return 0;
+  case DLX_REDUCE_ALL:
+  case DLX_REDUCE_ANY:
+    *out = DLX_BOOL;
+    return 0;
+  }
+  return dlx_fail(err, DLX_VALUE_ERROR, "unknown reduction %d", (int)op);
+}
+
+static int check_reduce_dims(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
+                             dlx_error *err) {
+  uint64_t all = src->ndim == 64 ? ~UINT64_C(0) : (UINT64_C(1) << src->ndim) - 1;
+  int64_t extent = 1, outputs = 1;
+  bool ordered = op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX || op == DLX_REDUCE_ARGMIN ||
+                 op == DLX_REDUCE_ARGMAX;
+  if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
+  if ((op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX) && dims != all &&
+      (dims & (dims - 1)) != 0)
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s takes one dim, or none for the flattened tensor",
+                    reduce_name(op));
+  for (int32_t d = 0; d < src->ndim; d++) {
+    if (dims & (UINT64_C(1) << d)) extent *= src->shape[d];
+    else outputs *= src->shape[d];
+  }
+  if (ordered && extent == 0 && outputs > 0)
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s of an empty extent: the reduction has no identity",
+                    reduce_name(op));
+  return 0;
+}
+
+/* out = a view of the keepdim-shaped result without the reduced dims. */
+static void drop_reduced_dims(dlx_tensor *t, uint64_t dims) {
+  int32_t n = 0;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (dims & (UINT64_C(1) << d)) continue;
+    t->shape[n] = t->shape[d];
+    t->strides[n] = t->strides[d];
+    n++;
+  }
+  t->ndim = n;
+}
+
+int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
+               bool keepdim, dlx_error *err) {
+  int64_t shape[DLX_MAX_NDIM];
+  dlx_dtype dtype;
+  dlx_tensor dst;
+  int rc = dlx_reduce_dtype(op, src->dtype, &dtype, err);
+  if (rc == 0) rc = check_reduce_dims(op, src, dims, err);
+  if (rc != 0) return rc;
+  for (int32_t d = 0; d < src->ndim; d++)
+    shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
+  rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_numel(&dst) > 0) rc = src->buffer->backend->reduce(op, src, dims, &dst, err);
+  if (rc != 0) {
+    dlx_tensor_close(&dst);
+    return rc;
+  }
+  if (!keepdim) drop_reduced_dims(&dst, dims);
+  *out = dst;
+  return 0;
+}
+
+/* ---- reading values */
+
+static dlx_dtype wide_dtype(dlx_dtype dtype) {
+  switch (dlx_dtype_kind(dtype)) {
+  case DLX_KIND_BOOL: return DLX_BOOL;
+  case DLX_KIND_INT: return DLX_INT64;
+  case DLX_KIND_UINT: return DLX_UINT64;
+  case DLX_KIND_COMPLEX: return DLX_COMPLEX128;
+  default: return DLX_FLOAT64;
+  }
+}
+
+int dlx_to_host_wide(dlx_tensor *out, const dlx_tensor *t, dlx_error *err) {
+  DLDevice cpu = {kDLCPU, 0};
+  if (dlx_dtype_is_storage_only(t->dtype))
+    return dlx_fail(err, DLX_TYPE_ERROR, "cannot read the values of a %s tensor: storage-only "
+                    "dtypes cannot be computed on", dlx_dtype_info_of(t->dtype)->name);
+  return dlx_clone_as(out, t, wide_dtype(t->dtype), cpu, err);
+}
+
+int dlx_get_element(const dlx_tensor *t, const int64_t *index, dlx_scalar *out, dlx_error *err) {
+  dlx_tensor element = *t, host;
+  int rc;
+  element.ndim = 0;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (index[d] < 0 || index[d] >= t->shape[d])
+      return dlx_fail(err, DLX_VALUE_ERROR, "index %lld out of range for dim %d of size %lld",
+                      (long long)index[d] + 1, (int)d + 1, (long long)t->shape[d]);
+    element.offset += index[d] * t->strides[d];
+  }
+  rc = dlx_to_host_wide(&host, &element, err);
+  if (rc != 0) return rc;
+  out->kind = dlx_dtype_kind(host.dtype);
+  switch (host.dtype) {
+  case DLX_BOOL: out->v.b = *(const uint8_t *)host.buffer->data != 0; break; /* any byte */
+  case DLX_INT64: memcpy(&out->v.i, host.buffer->data, 8); break;
+  case DLX_UINT64: memcpy(&out->v.u, host.buffer->data, 8); break;
+  case DLX_COMPLEX128: memcpy(out->v.c, host.buffer->data, 16); break;
+  default: memcpy(&out->v.f, host.buffer->data, 8); break;
+  }
+  dlx_tensor_close(&host);
+  return 0;
+}
