@@ -1,0 +1,96 @@
+--- dlx: tensors and DLPack for Lua 5.4.
+-- The C module dlx.core does the work; this layer resolves options (default dtype and device)
+-- and holds the consumer side of DLPack (dlx.dlpack), device selection (dlx.device) and
+-- printing (dlx.print).
+local core = require "dlx.core"
+local device = require "dlx.device"
+local dlpack = require "dlx.dlpack"
+local print_module = require "dlx.print"
+
+local dlx = {
+  version = core.version,
+  DLPACK_VERSION = core.DLPACK_VERSION,
+  DLDeviceType = core.DLDeviceType,
+  DLDataTypeCode = core.DLDataTypeCode,
+  devices = core.devices,
+  device = core.device,
+  default_device = device.default_device,
+  set_default_device = device.set_default_device,
+  from_dlpack = dlpack.from_dlpack,
+  is_capsule = core.is_capsule,
+  memory_allocated = core.memory_allocated,
+  Tensor = core.Tensor,
+}
+
+core.tensor_metatable.__tostring = print_module.format
+
+local DEFAULT_DTYPE = "float32"
+
+-- dtype (or nil) and device from an opts table; level is the caller's level for errors.
+local function resolve(opts, fname)
+  if opts == nil then return nil, device.default_device() end
+  if type(opts) ~= "table" then
+    error("TypeError: " .. fname .. ": opts must be a table {dtype =, device =}, not a "
+      .. type(opts), 3)
+  end
+  local dev = opts.device ~= nil and core.device(opts.device) or device.default_device()
+  return opts.dtype, dev
+end
+
+function dlx.empty(shape, opts)
+  local dtype, dev = resolve(opts, "empty")
+  return core.empty(shape, dtype or DEFAULT_DTYPE, dev)
+end
+
+function dlx.zeros(shape, opts)
+  local dtype, dev = resolve(opts, "zeros")
+  return core.zeros(shape, dtype or DEFAULT_DTYPE, dev)
+end
+
+function dlx.ones(shape, opts)
+  local dtype, dev = resolve(opts, "ones")
+  return core.ones(shape, dtype or DEFAULT_DTYPE, dev)
+end
+
+--- dtype defaults to the value's: bool, int64 for an integer, float32 for a float.
+function dlx.full(shape, value, opts)
+  local dtype, dev = resolve(opts, "full")
+  return core.full(shape, value, dtype, dev)
+end
+
+--- dlx.arange([start,] stop[, step][, opts]): NumPy's half-open range.
+function dlx.arange(...)
+  local args = table.pack(...)
+  while args.n > 0 and args[args.n] == nil do args.n = args.n - 1 end
+  local opts
+  if type(args[args.n]) == "table" then
+    opts = args[args.n]
+    args.n = args.n - 1
+  end
+  local start, stop, step
+  if args.n == 1 then
+    start, stop, step = 0, args[1], 1
+  elseif args.n == 2 then
+    start, stop, step = args[1], args[2], 1
+  elseif args.n == 3 then
+    start, stop, step = args[1], args[2], args[3]
+  else
+    error("TypeError: arange([start,] stop[, step][, opts]) takes 1 to 3 numbers, got "
+      .. args.n, 2)
+  end
+  for _, v in ipairs { start, stop, step } do
+    if type(v) ~= "number" then
+      error("TypeError: arange takes numbers, not a " .. type(v), 2)
+    end
+  end
+  local dtype, dev = resolve(opts, "arange")
+  return core.arange(start, stop, step, dtype, dev)
+end
+
+--- dtype defaults to the data's: bool, int64, float32 (any float) or complex64.
+function dlx.tensor(data, opts)
+  local dtype, dev = resolve(opts, "tensor")
+  return core.tensor(data, dtype, dev)
+end
+
+return dlx
