@@ -3,8 +3,8 @@
  *
  * Written for dlx from the DLPack specification (dmlc/dlpack, v1.3). It uses the standard
  * include guard DLPACK_DLPACK_H_, so a host that includes its own copy of dlpack.h first gets
- * that copy, and the two agree on every layout (tests/abi_test.c checks the sizes and offsets,
- * tests/abi_compat_test.c checks them against Debian's libdlpack-dev 0.6 header).
+ * that copy, and the two agree on every layout (tests/c/test_abi.c checks the sizes and offsets,
+ * tests/abi_compat/test_abi_compat.c checks them against Debian's libdlpack-dev 0.6 header).
  */
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_

@@ -183,8 +183,11 @@ static int check_layout(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
   if (dl->strides != NULL) memcpy(t->strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
   else dlx_contiguous_strides(t->shape, t->ndim, t->strides);
   for (int32_t d = 0; numel > 0 && d < dl->ndim; d++) {
-    int64_t s = t->strides[d] < 0 ? -t->strides[d] : t->strides[d], part;
-    if (t->strides[d] == INT64_MIN || __builtin_mul_overflow(dl->shape[d] - 1, s, &part) ||
+    int64_t s, part;
+    if (t->strides[d] == INT64_MIN) /* cannot be negated */
+      return dlx_fail(err, DLX_BUFFER_ERROR, "the strides reach beyond any addressable memory");
+    s = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+    if (__builtin_mul_overflow(dl->shape[d] - 1, s, &part) ||
         __builtin_add_overflow(span, part, &span))
       return dlx_fail(err, DLX_BUFFER_ERROR, "the strides reach beyond any addressable memory");
   }

@@ -84,7 +84,7 @@ int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dt
   memset(&t, 0, sizeof t);
   t.dtype = dtype;
   t.ndim = ndim;
-  memcpy(t.shape, shape, (size_t)ndim * sizeof *shape);
+  if (ndim > 0) memcpy(t.shape, shape, (size_t)ndim * sizeof *shape); /* shape may be NULL */
   dlx_contiguous_strides(t.shape, ndim, t.strides);
   t.buffer = dlx_buffer_new(device, (size_t)dlx_tensor_nbytes(&t), err);
   if (t.buffer == NULL) return err != NULL ? (int)err->code : DLX_MEMORY_ERROR;
@@ -105,7 +105,7 @@ void dlx_tensor_close(dlx_tensor *t) {
 /* ---- views */
 
 static int check_ndim(int32_t ndim, dlx_error *err) {
-  if (ndim > DLX_MAX_NDIM)
+  if (ndim < 0 || ndim > DLX_MAX_NDIM)
     return dlx_fail(err, DLX_VALUE_ERROR, "a view with %d dims; dlx tensors have at most %d",
                     (int)ndim, DLX_MAX_NDIM);
   return 0;
@@ -175,8 +175,8 @@ int dlx_view(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int32
              dlx_error *err) {
   int64_t new_shape[DLX_MAX_NDIM], new_strides[DLX_MAX_NDIM];
   int rc = check_ndim(ndim, err);
-  if (rc != 0) return rc;
-  memcpy(new_shape, shape, (size_t)ndim * sizeof *shape);
+  if (rc != 0 || ndim < 0 || ndim > DLX_MAX_NDIM) return rc; /* the bound, for the compiler */
+  if (ndim > 0) memcpy(new_shape, shape, (size_t)ndim * sizeof *shape);
   rc = infer_size(new_shape, ndim, dlx_tensor_numel(src), err);
   if (rc != 0) return rc;
   if (!view_strides(src, new_shape, ndim, new_strides))
