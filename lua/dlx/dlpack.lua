@@ -40,51 +40,62 @@ local function device_type_available(dev_type)
   return false
 end
 
--- Asks x for a capsule; returns it and whether the producer took the keywords.
+-- Asks x for a capsule.
+-- A producer may accept the keywords and still ignore copy: only IS_COPIED proves a copy.
 local function request_capsule(x, method, target, copy)
   local dev_type = x:__dlpack_device()
   if target == nil and not device_type_available(dev_type) then
     error(string.format("BufferError: from_dlpack: the producer's device type %s is not "
-      .. "supported by dlx", tostring(dev_type)), 0)
+      .. "supported by dlx", tostring(dev_type)), 4) -- level 4: from_dlpack's caller
   end
   local kwargs = { max_version = { DLX_MAX_VERSION[1], DLX_MAX_VERSION[2] }, copy = copy }
   if target then kwargs.dl_device = { target.dltype, target.id } end
   local ok, capsule = pcall(method, x, kwargs)
-  if ok then return capsule, true end
+  if ok then return capsule end
   if not has_class(capsule, "TypeError") then error(capsule, 0) end
   -- an older producer that does not know the keywords: ask again without them
   return method(x), false
 end
 
+local IS_COPIED = 2
+
+local function flagged_copied(capsule)
+  local flags = capsule.flags -- nil for legacy or consumed capsules
+  return flags ~= nil and flags & IS_COPIED ~= 0
+end
+
+-- The imported tensor, and whether the producer already made the copy that was asked for.
 local function import(x, target, copy)
   if core.is_capsule(x) then return core.import_capsule(x), false end
   local method = dlpack_method(x)
   if method == nil then
     error("TypeError: from_dlpack expects a capsule or a value with a __dlpack method, not a "
-      .. type(x), 0)
+      .. type(x), 3) -- level 3: from_dlpack's caller
   end
-  local capsule, keywords_taken = request_capsule(x, method, target, copy)
+  local capsule = request_capsule(x, method, target, copy)
   if not core.is_capsule(capsule) then
-    error("TypeError: __dlpack returned a " .. type(capsule) .. ", expected a capsule", 0)
+    error("TypeError: __dlpack returned a " .. type(capsule) .. ", expected a capsule", 3)
   end
-  return core.import_capsule(capsule), keywords_taken
+  local copied = flagged_copied(capsule)
+  return core.import_capsule(capsule), copied
 end
 
 --- Imports x (a capsule, or a value with __dlpack/__dlpack_device) as a dlx tensor.
 -- opts.device moves the result to that device, opts.copy is as in __dlpack.
 function M.from_dlpack(x, opts)
   local target, copy = check_options(opts)
-  local t, keywords_taken = import(x, target, copy)
-  local moved = target ~= nil and t.device ~= target
+  local t, copied = import(x, target, copy)
+  local source = t.device
+  local moved = target ~= nil and source ~= target
   if moved and copy == false then
     t:close()
-    error("BufferError: from_dlpack: the tensor is on " .. tostring(t.device)
+    error("BufferError: from_dlpack: the tensor is on " .. tostring(source)
       .. ", and moving it to " .. tostring(target) .. " needs a copy, but copy = false", 2)
   end
-  if moved or (copy == true and not keywords_taken) then
-    local copied = t:to { device = target or t.device, copy = true }
+  if moved or (copy == true and not copied) then
+    local result = t:to { device = target or source, copy = true }
     t:close()
-    return copied
+    return result
   end
   return t
 end

@@ -18,6 +18,7 @@ local dlx = {
   set_default_device = device.set_default_device,
   from_dlpack = dlpack.from_dlpack,
   is_capsule = core.is_capsule,
+  is_tensor = core.is_tensor,
   memory_allocated = core.memory_allocated,
   Tensor = core.Tensor,
 }

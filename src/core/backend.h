@@ -26,9 +26,9 @@ typedef enum dlx_reduce_op {
 } dlx_reduce_op;
 
 typedef struct dlx_backend {
-  const char *name;        /* "cpu", "cuda", ... */
+  const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
-  bool host_accessible;    /* the CPU can read and write its memory directly */
+  bool host_accessible; /* the CPU can read and write its memory directly */
 
   /* Devices of this type that can be used now; 0 when the driver or device is missing. */
   int (*device_count)(void);
@@ -72,7 +72,18 @@ typedef struct dlx_backend {
   /* Waits until all queued work on the device has finished (NULL for synchronous backends). */
   int (*synchronize)(int32_t device_id, dlx_error *err);
 
-  /* GPU backends add their cross-device and stream entries here. */
+  /* ---- Entries of backends whose memory the CPU cannot address (NULL for host_accessible
+   * ones). The core builds every cross-device copy from these and `copy`: it makes the source
+   * contiguous on its own device, moves the bytes, then casts and scatters on the destination. */
+
+  /* Copies nbytes between host memory and memory of device device_id: into the device when
+   * to_device, out of it otherwise. Host memory may be pageable. When it returns, the host side
+   * may be reused (to_device) or read (from the device). */
+  int (*copy_bytes_host)(int32_t device_id, void *dst, const void *src, size_t nbytes,
+                         bool to_device, dlx_error *err);
+  /* Copies nbytes between two devices of this backend (the same one included). */
+  int (*copy_bytes_device)(void *dst, int32_t dst_id, const void *src, int32_t src_id,
+                           size_t nbytes, dlx_error *err);
 } dlx_backend;
 
 /* The CPU backend, always present (src/cpu). */

@@ -16,8 +16,8 @@ struct dlx_backend;
 typedef struct dlx_buffer dlx_buffer;
 struct dlx_buffer {
   atomic_long refs;
-  void *data;     /* base address or device handle; may be NULL when nbytes == 0 */
-  size_t nbytes;  /* bytes addressable from data (for imports: the extent that was checked) */
+  void *data;    /* base address or device handle; may be NULL when nbytes == 0 */
+  size_t nbytes; /* bytes addressable from data (for imports: the extent that was checked) */
   DLDevice device;
   const struct dlx_backend *backend;
   /* Frees data: the backend's free for our allocations, the producer's deleter for imports. */

@@ -10,12 +10,22 @@ static const dlx_backend *const backends[] = {
 };
 
 static const char *const type_names[] = {
-    [kDLCPU] = "cpu",           [kDLCUDA] = "cuda",       [kDLCUDAHost] = "cuda_host",
-    [kDLOpenCL] = "opencl",     [kDLVulkan] = "vulkan",   [kDLMetal] = "metal",
-    [kDLVPI] = "vpi",           [kDLROCM] = "rocm",       [kDLROCMHost] = "rocm_host",
-    [kDLExtDev] = "ext_dev",    [kDLCUDAManaged] = "cuda_managed",
-    [kDLOneAPI] = "oneapi",     [kDLWebGPU] = "webgpu",   [kDLHexagon] = "hexagon",
-    [kDLMAIA] = "maia",         [kDLTrn] = "trn",
+    [kDLCPU] = "cpu",
+    [kDLCUDA] = "cuda",
+    [kDLCUDAHost] = "cuda_host",
+    [kDLOpenCL] = "opencl",
+    [kDLVulkan] = "vulkan",
+    [kDLMetal] = "metal",
+    [kDLVPI] = "vpi",
+    [kDLROCM] = "rocm",
+    [kDLROCMHost] = "rocm_host",
+    [kDLExtDev] = "ext_dev",
+    [kDLCUDAManaged] = "cuda_managed",
+    [kDLOneAPI] = "oneapi",
+    [kDLWebGPU] = "webgpu",
+    [kDLHexagon] = "hexagon",
+    [kDLMAIA] = "maia",
+    [kDLTrn] = "trn",
 };
 #define NUM_TYPE_NAMES ((int)(sizeof type_names / sizeof type_names[0]))
 
@@ -40,14 +50,13 @@ int dlx_device_check(DLDevice device, dlx_error *err) {
   if (name == NULL)
     return dlx_fail(err, DLX_DEVICE_ERROR, "unknown device type %d", (int)device.device_type);
   if (backend == NULL)
-    return dlx_fail(err, DLX_DEVICE_ERROR, "device '%s' is not available: dlx was built without a %s backend",
-                    name, name);
+    return dlx_fail(err, DLX_DEVICE_ERROR,
+                    "device '%s' is not available: dlx was built without a %s backend", name, name);
   count = backend->device_count();
   if (device.device_id < 0 || device.device_id >= count) {
     char buf[48];
     return dlx_fail(err, DLX_DEVICE_ERROR, "device '%s' is not available (%d %s device%s found)",
-                    dlx_device_format(device, buf, sizeof buf), count, name,
-                    count == 1 ? "" : "s");
+                    dlx_device_format(device, buf, sizeof buf), count, name, count == 1 ? "" : "s");
   }
   return 0;
 }

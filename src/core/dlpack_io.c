@@ -7,8 +7,8 @@
 #include "device.h"
 #include "ops.h"
 
-#define KNOWN_FLAGS                                                                   \
-  (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |                    \
+#define KNOWN_FLAGS                                                                                \
+  (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |                                 \
    DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
 
 /* ================= export ================= */
@@ -80,7 +80,8 @@ static int check_export_request(const dlx_tensor *t, const dlx_export_options *o
                                 DLDevice target, dlx_error *err) {
   char name[48];
   if (opts->has_stream && dlx_device_type_is_host_like(target.device_type))
-    return dlx_fail(err, DLX_VALUE_ERROR, "stream must be nil for a %s export (got %lld): "
+    return dlx_fail(err, DLX_VALUE_ERROR,
+                    "stream must be nil for a %s export (got %lld): "
                     "CPU memory has no streams",
                     dlx_device_format(target, name, sizeof name), (long long)opts->stream);
   if (!dlx_device_equal(target, t->buffer->device)) {
@@ -107,7 +108,8 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
   if (reason != NULL && opts->copy == DLX_COPY_NEVER)
     return dlx_fail(err, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
   if (!copy && t->readonly && !opts->versioned)
-    return dlx_fail(err, DLX_BUFFER_ERROR, "the tensor is read-only and a legacy (unversioned) "
+    return dlx_fail(err, DLX_BUFFER_ERROR,
+                    "the tensor is read-only and a legacy (unversioned) "
                     "DLPack tensor cannot carry the READ_ONLY flag; ask for max_version = {1, 3} "
                     "(or copy = true)");
   if (!copy)
@@ -115,8 +117,8 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                         versioned_out, legacy_out, err);
   rc = dlx_clone_as(&src, t, t->dtype, target, err);
   if (rc != 0) return rc;
-  rc = make_managed(&src, opts->versioned, DLPACK_FLAG_BITMASK_IS_COPIED, versioned_out,
-                    legacy_out, err);
+  rc = make_managed(&src, opts->versioned, DLPACK_FLAG_BITMASK_IS_COPIED, versioned_out, legacy_out,
+                    err);
   dlx_tensor_close(&src); /* the export holds its own reference */
   return rc;
 }
@@ -154,8 +156,8 @@ static int check_device(DLDevice dev, DLDevice *out, dlx_error *err) {
   *out = dev;
   if (dlx_device_type_is_host_like(dev.device_type)) out->device_id = 0;
   if (dlx_device_check(*out, NULL) != 0)
-    return dlx_fail(err, DLX_BUFFER_ERROR, "device %s:%d is not available",
-                    name, (int)dev.device_id);
+    return dlx_fail(err, DLX_BUFFER_ERROR, "device %s:%d is not available", name,
+                    (int)dev.device_id);
   return 0;
 }
 
@@ -169,8 +171,10 @@ static int check_layout(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
   if (dl->ndim > 0 && dl->shape == NULL)
     return dlx_fail(err, DLX_BUFFER_ERROR, "NULL shape with ndim = %d", (int)dl->ndim);
   if (dl->ndim > 0 && dl->strides == NULL && !allow_null_strides)
-    return dlx_fail(err, DLX_BUFFER_ERROR, "NULL strides with ndim = %d from a DLPack >= 1.2 "
-                    "producer (strides are required since 1.2)", (int)dl->ndim);
+    return dlx_fail(err, DLX_BUFFER_ERROR,
+                    "NULL strides with ndim = %d from a DLPack >= 1.2 "
+                    "producer (strides are required since 1.2)",
+                    (int)dl->ndim);
   t->ndim = dl->ndim;
   for (int32_t d = 0; d < dl->ndim; d++) {
     if (dl->shape[d] < 0)
@@ -180,8 +184,10 @@ static int check_layout(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
     if (__builtin_mul_overflow(numel, dl->shape[d], &numel))
       return dlx_fail(err, DLX_BUFFER_ERROR, "the element count overflows");
   }
-  if (dl->strides != NULL) memcpy(t->strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
-  else dlx_contiguous_strides(t->shape, t->ndim, t->strides);
+  if (dl->strides != NULL)
+    memcpy(t->strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
+  else
+    dlx_contiguous_strides(t->shape, t->ndim, t->strides);
   for (int32_t d = 0; numel > 0 && d < dl->ndim; d++) {
     int64_t s, part;
     if (t->strides[d] == INT64_MIN) /* cannot be negated */
@@ -201,8 +207,10 @@ static int check_offset(const DLTensor *dl, dlx_tensor *t, dlx_error *err) {
   int bits = dlx_dtype_bits(t->dtype);
   int64_t lo, hi, bytes;
   if (dl->byte_offset > (uint64_t)INT64_MAX / 8 || dl->byte_offset * 8 % (uint64_t)bits != 0)
-    return dlx_fail(err, DLX_BUFFER_ERROR, "byte_offset %llu is not a multiple of the %s item "
-                    "size", (unsigned long long)dl->byte_offset, dlx_dtype_info_of(t->dtype)->name);
+    return dlx_fail(err, DLX_BUFFER_ERROR,
+                    "byte_offset %llu is not a multiple of the %s item "
+                    "size",
+                    (unsigned long long)dl->byte_offset, dlx_dtype_info_of(t->dtype)->name);
   t->offset = (int64_t)(dl->byte_offset * 8 / (uint64_t)bits);
   dlx_tensor_extent(t, &lo, &hi);
   if (__builtin_mul_overflow(hi, (int64_t)bits, &bytes) || bytes / 8 > PTRDIFF_MAX / 2)
@@ -237,13 +245,16 @@ int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_erro
   int rc;
   if (mt == NULL) return dlx_fail(err, DLX_BUFFER_ERROR, "NULL DLManagedTensorVersioned");
   if (mt->version.major != DLPACK_MAJOR_VERSION) {
-    rc = dlx_fail(err, DLX_BUFFER_ERROR, "DLPack version %u.%u is not supported (dlx speaks "
-                  "%d.x)", mt->version.major, mt->version.minor, DLPACK_MAJOR_VERSION);
+    rc = dlx_fail(err, DLX_BUFFER_ERROR,
+                  "DLPack version %u.%u is not supported (dlx speaks "
+                  "%d.x)",
+                  mt->version.major, mt->version.minor, DLPACK_MAJOR_VERSION);
   } else if (mt->flags & ~(uint64_t)KNOWN_FLAGS) {
     rc = dlx_fail(err, DLX_BUFFER_ERROR, "unknown DLPack flags 0x%llx",
                   (unsigned long long)(mt->flags & ~(uint64_t)KNOWN_FLAGS));
   } else if (mt->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) {
-    rc = dlx_fail(err, DLX_BUFFER_ERROR, "padded sub-byte data (IS_SUBBYTE_TYPE_PADDED) is not "
+    rc = dlx_fail(err, DLX_BUFFER_ERROR,
+                  "padded sub-byte data (IS_SUBBYTE_TYPE_PADDED) is not "
                   "supported; dlx takes packed fp4/fp6");
   } else {
     rc = check_tensor(&mt->dl_tensor, mt->version.minor < 2, &t, &device, err);
@@ -284,8 +295,7 @@ static void wrapped_legacy_deleter(DLManagedTensorVersioned *self) {
 DLManagedTensorVersioned *dlx_wrap_legacy(DLManagedTensor *legacy, dlx_error *err) {
   const DLTensor *dl = &legacy->dl_tensor;
   int32_t ndim = dl->ndim > 0 ? dl->ndim : 0;
-  DLManagedTensorVersioned *mt =
-      dlx_malloc(sizeof *mt + 2 * (size_t)ndim * sizeof(int64_t));
+  DLManagedTensorVersioned *mt = dlx_malloc(sizeof *mt + 2 * (size_t)ndim * sizeof(int64_t));
   int64_t *dims;
   if (mt == NULL) {
     dlx_fail(err, DLX_MEMORY_ERROR, "out of memory wrapping a legacy DLPack tensor");
@@ -301,8 +311,10 @@ DLManagedTensorVersioned *dlx_wrap_legacy(DLManagedTensor *legacy, dlx_error *er
   if (ndim > 0 && dl->shape != NULL) {
     /* a 1.3 struct must carry strides: copy them, computing row-major ones for NULL */
     memcpy(dims, dl->shape, (size_t)ndim * sizeof *dims);
-    if (dl->strides != NULL) memcpy(dims + ndim, dl->strides, (size_t)ndim * sizeof *dims);
-    else dlx_contiguous_strides(dims, ndim, dims + ndim);
+    if (dl->strides != NULL)
+      memcpy(dims + ndim, dl->strides, (size_t)ndim * sizeof *dims);
+    else
+      dlx_contiguous_strides(dims, ndim, dims + ndim);
     mt->dl_tensor.shape = dims;
     mt->dl_tensor.strides = dims + ndim;
   }

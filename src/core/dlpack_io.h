@@ -16,11 +16,11 @@ typedef enum dlx_copy_mode {
 } dlx_copy_mode;
 
 typedef struct dlx_export_options {
-  bool versioned;      /* max_version with major >= 1 given: a DLManagedTensorVersioned */
+  bool versioned; /* max_version with major >= 1 given: a DLManagedTensorVersioned */
   dlx_copy_mode copy;
-  bool has_dl_device;  /* export to dl_device instead of the tensor's own device */
+  bool has_dl_device; /* export to dl_device instead of the tensor's own device */
   DLDevice dl_device;
-  bool has_stream;     /* a stream value was given (CPU accepts none) */
+  bool has_stream; /* a stream value was given (CPU accepts none) */
   int64_t stream;
 } dlx_export_options;
 

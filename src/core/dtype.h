@@ -32,20 +32,20 @@ typedef enum dlx_dtype {
   DLX_FLOAT8_E5M2,
   DLX_FLOAT8_E5M2FNUZ,
   DLX_FLOAT8_E8M0FNU,
-  DLX_FLOAT6_E2M3FN,     /* 6 bits an element, packed */
-  DLX_FLOAT6_E3M2FN,     /* 6 bits an element, packed */
-  DLX_FLOAT4_E2M1FN,     /* 4 bits an element, packed: DLPack (17, 4, 1), the header's form */
-  DLX_FLOAT4_E2M1FN_X2,  /* one byte holding two fp4: DLPack (17, 4, 2), PyTorch's form */
+  DLX_FLOAT6_E2M3FN,    /* 6 bits an element, packed */
+  DLX_FLOAT6_E3M2FN,    /* 6 bits an element, packed */
+  DLX_FLOAT4_E2M1FN,    /* 4 bits an element, packed: DLPack (17, 4, 1), the header's form */
+  DLX_FLOAT4_E2M1FN_X2, /* one byte holding two fp4: DLPack (17, 4, 2), PyTorch's form */
   DLX_NUM_DTYPES
 } dlx_dtype;
 
 typedef enum dlx_kind {
   DLX_KIND_BOOL,
-  DLX_KIND_INT,     /* signed integer */
-  DLX_KIND_UINT,    /* unsigned integer */
-  DLX_KIND_FLOAT,   /* float16, bfloat16, float32, float64 */
+  DLX_KIND_INT,   /* signed integer */
+  DLX_KIND_UINT,  /* unsigned integer */
+  DLX_KIND_FLOAT, /* float16, bfloat16, float32, float64 */
   DLX_KIND_COMPLEX,
-  DLX_KIND_STORAGE  /* fp8/fp6/fp4: no arithmetic */
+  DLX_KIND_STORAGE /* fp8/fp6/fp4: no arithmetic */
 } dlx_kind;
 
 typedef struct dlx_dtype_info {

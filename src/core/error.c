@@ -17,12 +17,18 @@ int dlx_fail(dlx_error *err, dlx_errclass code, const char *fmt, ...) {
 
 const char *dlx_errclass_name(dlx_errclass code) {
   switch (code) {
-  case DLX_OK: return "OK";
-  case DLX_TYPE_ERROR: return "TypeError";
-  case DLX_VALUE_ERROR: return "ValueError";
-  case DLX_BUFFER_ERROR: return "BufferError";
-  case DLX_DEVICE_ERROR: return "DeviceError";
-  case DLX_MEMORY_ERROR: return "MemoryError";
+  case DLX_OK:
+    return "OK";
+  case DLX_TYPE_ERROR:
+    return "TypeError";
+  case DLX_VALUE_ERROR:
+    return "ValueError";
+  case DLX_BUFFER_ERROR:
+    return "BufferError";
+  case DLX_DEVICE_ERROR:
+    return "DeviceError";
+  case DLX_MEMORY_ERROR:
+    return "MemoryError";
   }
   return "Error";
 }

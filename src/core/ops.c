@@ -38,8 +38,69 @@ static int check_cast(dlx_dtype to, dlx_dtype from, dlx_error *err) {
   if (to != from && (dlx_dtype_is_storage_only(to) || dlx_dtype_is_storage_only(from)))
     return dlx_fail(err, DLX_TYPE_ERROR,
                     "cannot cast %s to %s: storage-only dtypes are copied bit for bit, only to the "
-                    "same dtype", dlx_dtype_info_of(from)->name, dlx_dtype_info_of(to)->name);
+                    "same dtype",
+                    dlx_dtype_info_of(from)->name, dlx_dtype_info_of(to)->name);
   return 0;
+}
+
+/* ---- copies across devices */
+
+/* The address of the first element of a tensor whose offset is whole bytes. */
+static void *first_byte(const dlx_tensor *t) {
+  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
+}
+
+static bool contiguous_from_a_byte(const dlx_tensor *t) {
+  return dlx_tensor_is_contiguous(t) && t->offset * dlx_dtype_bits(t->dtype) % 8 == 0;
+}
+
+/* Moves the bytes of contiguous `src` into contiguous `dst` (same dtype and size) on another
+ * device, with whichever backend can reach both sides, through the host when none can. */
+static int move_bytes(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
+  const dlx_backend *db = dst->buffer->backend, *sb = src->buffer->backend;
+  size_t nbytes = (size_t)dlx_tensor_nbytes(src);
+  DLDevice dd = dst->buffer->device, sd = src->buffer->device;
+  if (sb->host_accessible)
+    return db->copy_bytes_host(dd.device_id, first_byte(dst), first_byte(src), nbytes, true, err);
+  if (db->host_accessible)
+    return sb->copy_bytes_host(sd.device_id, first_byte(dst), first_byte(src), nbytes, false, err);
+  if (db == sb)
+    return db->copy_bytes_device(first_byte(dst), dd.device_id, first_byte(src), sd.device_id,
+                                 nbytes, err);
+  {
+    DLDevice cpu = {kDLCPU, 0};
+    dlx_tensor host;
+    int rc = dlx_tensor_empty(&host, src->shape, src->ndim, src->dtype, cpu, err);
+    if (rc != 0) return rc;
+    rc = move_bytes(&host, src, err);
+    if (rc == 0) rc = move_bytes(dst, &host, err);
+    dlx_tensor_close(&host);
+    return rc;
+  }
+}
+
+static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
+
+/* src (any layout) into dst (any layout, dtype) on another device: contiguous on the source
+ * device, bytes moved, then cast and scattered on the destination device. */
+static int copy_across_devices(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
+  dlx_tensor packed = {0}, moved = {0};
+  int rc = 0;
+  if (contiguous_from_a_byte(src))
+    dlx_tensor_share(&packed, src);
+  else
+    rc = dlx_clone_as(&packed, src, src->dtype, src->buffer->device, err);
+  if (rc != 0) return rc;
+  if (dst->dtype == src->dtype && contiguous_from_a_byte(dst)) {
+    rc = move_bytes(dst, &packed, err); /* straight into place */
+  } else {
+    rc = dlx_tensor_empty(&moved, src->shape, src->ndim, src->dtype, dst->buffer->device, err);
+    if (rc == 0) rc = move_bytes(&moved, &packed, err);
+    if (rc == 0) rc = copy_same_shape(dst, &moved, err);
+    dlx_tensor_close(&moved);
+  }
+  dlx_tensor_close(&packed);
+  return rc;
 }
 
 /* Copy between two tensors of the same shape with no overlap. */
@@ -48,22 +109,23 @@ static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_err
   if (dlx_device_equal(dst->buffer->device, src->buffer->device) ||
       (db->host_accessible && sb->host_accessible))
     return db->copy(dst, src, err);
-  {
-    char a[48], b[48];
-    return dlx_fail(err, DLX_DEVICE_ERROR, "copies from %s to %s are not supported",
-                    dlx_device_format(src->buffer->device, a, sizeof a),
-                    dlx_device_format(dst->buffer->device, b, sizeof b));
-  }
+  return copy_across_devices(dst, src, err);
+}
+
+/* Writes need a writable destination whose elements are distinct memory locations. */
+static int check_writable(const dlx_tensor *dst, dlx_error *err) {
+  if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
+  if (has_internal_overlap(dst))
+    return dlx_fail(err, DLX_VALUE_ERROR,
+                    "the destination has a broadcast (stride-0) dim: "
+                    "several of its elements share one memory location; clone it first");
+  return 0;
 }
 
 int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   dlx_tensor view;
-  int rc;
-  if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
-  if (has_internal_overlap(dst))
-    return dlx_fail(err, DLX_VALUE_ERROR, "the destination has a broadcast (stride-0) dim: "
-                    "several of its elements share one memory location; clone it first");
-  rc = check_cast(dst->dtype, src->dtype, err);
+  int rc = check_writable(dst, err);
+  if (rc == 0) rc = check_cast(dst->dtype, src->dtype, err);
   if (rc != 0) return rc;
   rc = dlx_expand(&view, src, dst->shape, dst->ndim, err);
   if (rc != 0) return rc;
@@ -101,10 +163,13 @@ int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevi
 
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
-  if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
+  int rc = check_writable(dst, err);
+  if (rc != 0) return rc;
   if (kind == DLX_KIND_STORAGE)
-    return dlx_fail(err, DLX_TYPE_ERROR, "cannot fill a %s tensor: storage-only dtypes cannot "
-                    "be computed on", dlx_dtype_info_of(dst->dtype)->name);
+    return dlx_fail(err, DLX_TYPE_ERROR,
+                    "cannot fill a %s tensor: storage-only dtypes cannot "
+                    "be computed on",
+                    dlx_dtype_info_of(dst->dtype)->name);
   if (value->kind == DLX_KIND_COMPLEX && kind != DLX_KIND_COMPLEX)
     return dlx_fail(err, DLX_TYPE_ERROR, "cannot fill a %s tensor with a complex value",
                     dlx_dtype_info_of(dst->dtype)->name);
@@ -115,22 +180,27 @@ int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
 /* ---- reductions */
 
 static const char *reduce_name(dlx_reduce_op op) {
-  static const char *const names[] = {"sum", "prod", "mean", "min", "max",
-                                      "argmin", "argmax", "all", "any"};
+  static const char *const names[] = {"sum",    "prod",   "mean", "min", "max",
+                                      "argmin", "argmax", "all",  "any"};
   return names[op];
 }
 
 int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(in);
   if (kind == DLX_KIND_STORAGE)
-    return dlx_fail(err, DLX_TYPE_ERROR, "cannot compute %s of a %s tensor: storage-only dtypes "
-                    "cannot be computed on", reduce_name(op), dlx_dtype_info_of(in)->name);
+    return dlx_fail(err, DLX_TYPE_ERROR,
+                    "cannot compute %s of a %s tensor: storage-only dtypes "
+                    "cannot be computed on",
+                    reduce_name(op), dlx_dtype_info_of(in)->name);
   switch (op) {
   case DLX_REDUCE_SUM:
   case DLX_REDUCE_PROD:
-    if (in == DLX_UINT64) *out = DLX_UINT64;
-    else if (kind == DLX_KIND_BOOL || kind == DLX_KIND_INT || kind == DLX_KIND_UINT) *out = DLX_INT64;
-    else *out = in;
+    if (in == DLX_UINT64)
+      *out = DLX_UINT64;
+    else if (kind == DLX_KIND_BOOL || kind == DLX_KIND_INT || kind == DLX_KIND_UINT)
+      *out = DLX_INT64;
+    else
+      *out = in;
     return 0;
   case DLX_REDUCE_MEAN:
     *out = (kind == DLX_KIND_FLOAT || kind == DLX_KIND_COMPLEX) ? in : DLX_FLOAT64;
@@ -140,8 +210,10 @@ int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *
   case DLX_REDUCE_ARGMIN:
   case DLX_REDUCE_ARGMAX:
     if (kind == DLX_KIND_COMPLEX)
-      return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor: complex numbers are not "
-                      "ordered", reduce_name(op));
+      return dlx_fail(err, DLX_TYPE_ERROR,
+                      "%s of a complex tensor: complex numbers are not "
+                      "ordered",
+                      reduce_name(op));
     *out = (op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX) ? in : DLX_INT64;
     return 0;
   case DLX_REDUCE_ALL:
@@ -164,8 +236,10 @@ static int check_reduce_dims(dlx_reduce_op op, const dlx_tensor *src, uint64_t d
     return dlx_fail(err, DLX_VALUE_ERROR, "%s takes one dim, or none for the flattened tensor",
                     reduce_name(op));
   for (int32_t d = 0; d < src->ndim; d++) {
-    if (dims & (UINT64_C(1) << d)) extent *= src->shape[d];
-    else outputs *= src->shape[d];
+    if (dims & (UINT64_C(1) << d))
+      extent *= src->shape[d];
+    else
+      outputs *= src->shape[d];
   }
   if (ordered && extent == 0 && outputs > 0)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s of an empty extent: the reduction has no identity",
@@ -211,19 +285,26 @@ int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_
 
 static dlx_dtype wide_dtype(dlx_dtype dtype) {
   switch (dlx_dtype_kind(dtype)) {
-  case DLX_KIND_BOOL: return DLX_BOOL;
-  case DLX_KIND_INT: return DLX_INT64;
-  case DLX_KIND_UINT: return DLX_UINT64;
-  case DLX_KIND_COMPLEX: return DLX_COMPLEX128;
-  default: return DLX_FLOAT64;
+  case DLX_KIND_BOOL:
+    return DLX_BOOL;
+  case DLX_KIND_INT:
+    return DLX_INT64;
+  case DLX_KIND_UINT:
+    return DLX_UINT64;
+  case DLX_KIND_COMPLEX:
+    return DLX_COMPLEX128;
+  default:
+    return DLX_FLOAT64;
   }
 }
 
 int dlx_to_host_wide(dlx_tensor *out, const dlx_tensor *t, dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
   if (dlx_dtype_is_storage_only(t->dtype))
-    return dlx_fail(err, DLX_TYPE_ERROR, "cannot read the values of a %s tensor: storage-only "
-                    "dtypes cannot be computed on", dlx_dtype_info_of(t->dtype)->name);
+    return dlx_fail(err, DLX_TYPE_ERROR,
+                    "cannot read the values of a %s tensor: storage-only "
+                    "dtypes cannot be computed on",
+                    dlx_dtype_info_of(t->dtype)->name);
   return dlx_clone_as(out, t, wide_dtype(t->dtype), cpu, err);
 }
 
@@ -241,11 +322,21 @@ int dlx_get_element(const dlx_tensor *t, const int64_t *index, dlx_scalar *out, 
   if (rc != 0) return rc;
   out->kind = dlx_dtype_kind(host.dtype);
   switch (host.dtype) {
-  case DLX_BOOL: out->v.b = *(const uint8_t *)host.buffer->data != 0; break; /* any byte */
-  case DLX_INT64: memcpy(&out->v.i, host.buffer->data, 8); break;
-  case DLX_UINT64: memcpy(&out->v.u, host.buffer->data, 8); break;
-  case DLX_COMPLEX128: memcpy(out->v.c, host.buffer->data, 16); break;
-  default: memcpy(&out->v.f, host.buffer->data, 8); break;
+  case DLX_BOOL:
+    out->v.b = *(const uint8_t *)host.buffer->data != 0;
+    break; /* any byte */
+  case DLX_INT64:
+    memcpy(&out->v.i, host.buffer->data, 8);
+    break;
+  case DLX_UINT64:
+    memcpy(&out->v.u, host.buffer->data, 8);
+    break;
+  case DLX_COMPLEX128:
+    memcpy(out->v.c, host.buffer->data, 16);
+    break;
+  default:
+    memcpy(&out->v.f, host.buffer->data, 8);
+    break;
   }
   dlx_tensor_close(&host);
   return 0;

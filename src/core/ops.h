@@ -17,8 +17,8 @@ int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
 /* out = a new C-contiguous tensor with src's values, as dtype on device (both may differ). */
 int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
                  dlx_error *err);
-/* Every element of dst = value. ValueError for a read-only dst; TypeError for a storage-only
- * dtype or a complex value into a real tensor. */
+/* Every element of dst = value. ValueError for a read-only or broadcast dst; TypeError for a
+ * storage-only dtype or a complex value into a real tensor. */
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
 
 /* The dtype a reduction produces from `in`, or TypeError (storage-only dtypes; min, max,

@@ -38,8 +38,10 @@ void dlx_tensor_extent(const dlx_tensor *t, int64_t *lo, int64_t *hi) {
   }
   for (int32_t d = 0; d < t->ndim; d++) {
     int64_t span = (t->shape[d] - 1) * t->strides[d];
-    if (span < 0) low += span;
-    else high += span;
+    if (span < 0)
+      low += span;
+    else
+      high += span;
   }
   *lo = low;
   *hi = high + 1;
@@ -117,8 +119,7 @@ static int infer_size(int64_t *shape, int32_t ndim, int64_t numel, dlx_error *er
   int64_t known = 1;
   for (int32_t d = 0; d < ndim; d++) {
     if (shape[d] == -1) {
-      if (unknown >= 0)
-        return dlx_fail(err, DLX_VALUE_ERROR, "only one size may be -1 in a shape");
+      if (unknown >= 0) return dlx_fail(err, DLX_VALUE_ERROR, "only one size may be -1 in a shape");
       unknown = d;
     } else if (shape[d] < 0) {
       return dlx_fail(err, DLX_VALUE_ERROR, "negative size %lld in dim %d", (long long)shape[d],
@@ -129,8 +130,10 @@ static int infer_size(int64_t *shape, int32_t ndim, int64_t numel, dlx_error *er
   }
   if (unknown >= 0) {
     if (known == 0 || numel % known != 0)
-      return dlx_fail(err, DLX_VALUE_ERROR, "cannot infer the -1 size: %lld elements into a shape "
-                      "of %lld-element chunks", (long long)numel, (long long)known);
+      return dlx_fail(err, DLX_VALUE_ERROR,
+                      "cannot infer the -1 size: %lld elements into a shape "
+                      "of %lld-element chunks",
+                      (long long)numel, (long long)known);
     shape[unknown] = numel / known;
     known = numel;
   }
@@ -153,8 +156,7 @@ static bool view_strides(const dlx_tensor *src, const int64_t *shape, int32_t nd
   chunk_base = src->strides[src->ndim - 1];
   for (int32_t d = src->ndim - 1; d >= 0; d--) {
     tensor_numel *= src->shape[d];
-    if (d == 0 || (src->shape[d - 1] != 1 &&
-                   src->strides[d - 1] != tensor_numel * chunk_base)) {
+    if (d == 0 || (src->shape[d - 1] != 1 && src->strides[d - 1] != tensor_numel * chunk_base)) {
       while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
         strides[view_d] = view_numel * chunk_base;
         view_numel *= shape[view_d];
@@ -208,8 +210,7 @@ int dlx_permute(dlx_tensor *out, const dlx_tensor *src, const int32_t *dims, dlx
   return 0;
 }
 
-int dlx_transpose(dlx_tensor *out, const dlx_tensor *src, int32_t d1, int32_t d2,
-                  dlx_error *err) {
+int dlx_transpose(dlx_tensor *out, const dlx_tensor *src, int32_t d1, int32_t d2, dlx_error *err) {
   int32_t dims[DLX_MAX_NDIM];
   for (int32_t d = 0; d < src->ndim; d++) dims[d] = d;
   if (d1 < 0 || d1 >= src->ndim || d2 < 0 || d2 >= src->ndim)
@@ -222,8 +223,7 @@ int dlx_transpose(dlx_tensor *out, const dlx_tensor *src, int32_t d1, int32_t d2
 int dlx_slice(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t first, int64_t last,
               int64_t step, dlx_error *err) {
   int64_t count = 0;
-  if (dim < 0 || dim >= src->ndim)
-    return dlx_fail(err, DLX_VALUE_ERROR, "slice dim out of range");
+  if (dim < 0 || dim >= src->ndim) return dlx_fail(err, DLX_VALUE_ERROR, "slice dim out of range");
   if (step == 0) return dlx_fail(err, DLX_VALUE_ERROR, "slice step must not be 0");
   if (step > 0 && last >= first) count = (last - first) / step + 1;
   if (step < 0 && first >= last) count = (first - last) / -step + 1;
@@ -236,10 +236,8 @@ int dlx_slice(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t first
   return 0;
 }
 
-int dlx_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t index,
-               dlx_error *err) {
-  if (dim < 0 || dim >= src->ndim)
-    return dlx_fail(err, DLX_VALUE_ERROR, "select dim out of range");
+int dlx_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t index, dlx_error *err) {
+  if (dim < 0 || dim >= src->ndim) return dlx_fail(err, DLX_VALUE_ERROR, "select dim out of range");
   if (index < 0 || index >= src->shape[dim])
     return dlx_fail(err, DLX_VALUE_ERROR, "index %lld out of range for a dim of size %lld",
                     (long long)index + 1, (long long)src->shape[dim]);
@@ -272,7 +270,8 @@ int dlx_unsqueeze(dlx_tensor *out, const dlx_tensor *src, int32_t dim, dlx_error
   dlx_tensor t = *src;
   int rc = check_ndim(src->ndim + 1, err);
   if (rc != 0) return rc;
-  if (dim < 0 || dim > src->ndim) return dlx_fail(err, DLX_VALUE_ERROR, "unsqueeze dim out of range");
+  if (dim < 0 || dim > src->ndim)
+    return dlx_fail(err, DLX_VALUE_ERROR, "unsqueeze dim out of range");
   t.ndim = src->ndim + 1;
   for (int32_t d = src->ndim; d > dim; d--) {
     t.shape[d] = src->shape[d - 1];
@@ -291,8 +290,10 @@ int dlx_expand(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int
   int rc = check_ndim(ndim, err);
   if (rc != 0) return rc;
   if (lead < 0)
-    return dlx_fail(err, DLX_VALUE_ERROR, "expand to %d dims from %d: the shape needs at least "
-                    "as many dims as the tensor", (int)ndim, (int)src->ndim);
+    return dlx_fail(err, DLX_VALUE_ERROR,
+                    "expand to %d dims from %d: the shape needs at least "
+                    "as many dims as the tensor",
+                    (int)ndim, (int)src->ndim);
   t.ndim = ndim;
   for (int32_t d = 0; d < ndim; d++) {
     int64_t size = shape[d];
@@ -311,9 +312,10 @@ int dlx_expand(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int
       t.shape[d] = size;
       t.strides[d] = 0;
     } else {
-      return dlx_fail(err, DLX_VALUE_ERROR, "expand: dim %d has size %lld, which cannot become "
-                      "%lld (only size-1 dims broadcast)", (int)(d - lead) + 1, (long long)old,
-                      (long long)size);
+      return dlx_fail(err, DLX_VALUE_ERROR,
+                      "expand: dim %d has size %lld, which cannot become "
+                      "%lld (only size-1 dims broadcast)",
+                      (int)(d - lead) + 1, (long long)old, (long long)size);
     }
   }
   dlx_tensor_share(out, &t);

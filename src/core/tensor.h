@@ -54,14 +54,12 @@ void dlx_contiguous_strides(const int64_t *shape, int32_t ndim, int64_t *strides
 int dlx_view(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int32_t ndim,
              dlx_error *err); /* shape may hold one -1; fails if strides don't allow it */
 int dlx_permute(dlx_tensor *out, const dlx_tensor *src, const int32_t *dims, dlx_error *err);
-int dlx_transpose(dlx_tensor *out, const dlx_tensor *src, int32_t d1, int32_t d2,
-                  dlx_error *err);
+int dlx_transpose(dlx_tensor *out, const dlx_tensor *src, int32_t d1, int32_t d2, dlx_error *err);
 /* Elements first, first+step, ... while within [first, last] (step > 0) or [last, first]
  * (step < 0); first and last are 0-based and already clamped; step != 0. */
 int dlx_slice(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t first, int64_t last,
               int64_t step, dlx_error *err);
-int dlx_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t index,
-               dlx_error *err);
+int dlx_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t index, dlx_error *err);
 int dlx_squeeze(dlx_tensor *out, const dlx_tensor *src, int32_t dim /* -1: all size-1 dims */,
                 dlx_error *err);
 int dlx_unsqueeze(dlx_tensor *out, const dlx_tensor *src, int32_t dim /* 0..ndim */,
