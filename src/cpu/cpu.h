@@ -1,0 +1,10 @@
+/* cpu.h -- the CPU backend's own entry points, beyond the dlx_backend table (backend.h). */
+#ifndef DLX_CPU_CPU_H
+#define DLX_CPU_CPU_H
+
+#include <stddef.h>
+
+/* Bytes the CPU backend's allocator holds now (dlx.memory_allocated). */
+size_t dlx_cpu_memory_allocated(void);
+
+#endif

@@ -1,0 +1,18 @@
+/* kernels.h -- the CPU backend's copy, fill and reduce, as cpu_backend.c puts them in the
+ * dlx_backend table; each follows the contract of its entry in core/backend.h. */
+#ifndef DLX_CPU_KERNELS_H
+#define DLX_CPU_KERNELS_H
+
+#include <stdint.h>
+
+#include "core/backend.h"
+
+int dlx_cpu_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
+int dlx_cpu_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
+int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                   dlx_error *err);
+
+/* Packed fp4/fp6 copy (subbyte.c): dst and src have the same sub-byte dtype and shape. */
+void dlx_cpu_copy_subbyte(const dlx_tensor *dst, const dlx_tensor *src);
+
+#endif

@@ -1,0 +1,174 @@
+/* reduce.c -- the CPU reduce: for each output element, walk the reduced sub-space as 1-D runs
+ * and hand them to the dtype's kernel (reduce_kernels.h).
+ *
+ * The kept dims (outputs) and the reduced dims are prepared as two separate walks
+ * (strided_iter.h). The reduced walk is reordered for memory order, except for argmin and
+ * argmax, whose flattened indices need row-major order (merging dims keeps that order).
+ *
+ * When neighbouring outputs are closer in memory than neighbouring reduced elements (a sum
+ * over the rows of a C-contiguous matrix), walking one output at a time would stride through
+ * all of memory once per output. Such outputs are reduced in tiles instead: TILE_OUTPUTS of
+ * them side by side, TILE_ROWS reduced elements at a time, so each cache line that is loaded
+ * serves the whole tile. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cpu/kernels.h"
+#include "cpu/reduce_kernels.h"
+#include "cpu/strided_iter.h"
+
+#define TILE_OUTPUTS 16
+#define TILE_ROWS 256
+
+typedef struct reduce_plan {
+  dlx_reduce_op op;
+  dlx_reduce_kernel kernel;
+  dlx_strided inner; /* the reduced dims of src */
+  bool empty;        /* the reduced extent has no elements */
+  int64_t count;     /* elements reduced into each output */
+  const char *src;
+  int64_t src_size;
+} reduce_plan;
+
+static int check_shapes(const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                        dlx_error *err) {
+  if (src->ndim < 0 || src->ndim > DLX_MAX_NDIM || dst->ndim != src->ndim)
+    return dlx_fail(err, DLX_VALUE_ERROR, "reduce: ndim %d and %d differ or are out of range",
+                    (int)src->ndim, (int)dst->ndim);
+  for (int d = 0; d < src->ndim; d++) {
+    int64_t want = (dims >> d) & 1 ? 1 : src->shape[d];
+    if (dst->shape[d] != want)
+      return dlx_fail(err, DLX_VALUE_ERROR, "reduce: output dim %d has size %lld, expected %lld", d,
+                      (long long)dst->shape[d], (long long)want);
+  }
+  return 0;
+}
+
+static int check_kernel(dlx_reduce_op op, const dlx_tensor *src, const dlx_tensor *dst,
+                        dlx_reduce_kernel *kernel, dlx_error *err) {
+  const char *name = dlx_dtype_info_of(src->dtype)->name;
+  if (dlx_cpu_reduce_kernel(op, src->dtype, kernel) != 0)
+    return dlx_fail(err, DLX_TYPE_ERROR, "reduce: this reduction is not defined for %s", name);
+  if (dst->dtype != kernel->out)
+    return dlx_fail(err, DLX_TYPE_ERROR, "reduce: a reduction of %s writes %s, not %s", name,
+                    dlx_dtype_info_of(kernel->out)->name, dlx_dtype_info_of(dst->dtype)->name);
+  return 0;
+}
+
+static bool needs_elements(dlx_reduce_op op) {
+  return op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX || op == DLX_REDUCE_ARGMIN ||
+         op == DLX_REDUCE_ARGMAX;
+}
+
+/* count * size, saturated: it only overflows when another dim has size 0 (no outputs). */
+static int64_t count_times(int64_t count, int64_t size) {
+  if (count == 0 || size == 0) return 0;
+  return count > INT64_MAX / size ? INT64_MAX : count * size;
+}
+
+/* The reduced dims' walk; kept dims go to shape/dst_strides/src_strides (returns their count). */
+static int split_dims(reduce_plan *plan, const dlx_tensor *src, uint64_t dims,
+                      const dlx_tensor *dst, int64_t *shape, int64_t *dst_strides,
+                      int64_t *src_strides) {
+  int64_t rshape[DLX_MAX_NDIM], rstrides[DLX_MAX_NDIM];
+  int nkept = 0, nreduced = 0;
+  plan->count = 1;
+  for (int d = 0; d < src->ndim; d++) {
+    if ((dims >> d) & 1) {
+      rshape[nreduced] = src->shape[d];
+      rstrides[nreduced++] = src->strides[d];
+      plan->count = count_times(plan->count, src->shape[d]);
+    } else {
+      shape[nkept] = src->shape[d];
+      dst_strides[nkept] = dst->strides[d];
+      src_strides[nkept++] = src->strides[d];
+    }
+  }
+  const int64_t *strides[1] = {rstrides};
+  bool arg = plan->op == DLX_REDUCE_ARGMIN || plan->op == DLX_REDUCE_ARGMAX;
+  plan->empty = !dlx_strided_init(&plan->inner, nreduced, rshape, 1, strides, NULL,
+                                  arg ? 0 : DLX_STRIDED_REORDER);
+  return nkept;
+}
+
+/* Reduces the sub-space whose first element is at position pos of src into out. */
+static void reduce_one(const reduce_plan *plan, dlx_reduce_acc *acc, int64_t pos, char *out) {
+  const dlx_strided *it = &plan->inner;
+  dlx_cpu_reduce_acc_init(acc, plan->op);
+  if (!plan->empty) {
+    ptrdiff_t step = (ptrdiff_t)(dlx_strided_inner_stride(it, 0) * plan->src_size);
+    int64_t n = dlx_strided_inner_size(it);
+    int64_t index[DLX_MAX_NDIM], p[1] = {pos + it->offset[0]};
+    for (int d = 0; d < it->ndim; d++) index[d] = 0;
+    do {
+      plan->kernel.run(acc, plan->src + p[0] * plan->src_size, step, n);
+    } while (!acc->stop && dlx_strided_next(it, index, p));
+  }
+  plan->kernel.finish(acc, out, plan->count);
+}
+
+/* Reduces the nb outputs whose sub-spaces start at pos, pos + step, ... into out, out + out_step,
+ * ..., walking the reduced elements in chunks of TILE_ROWS for all of them in turn. */
+static void reduce_tile(const reduce_plan *plan, dlx_reduce_acc *accs, int nb, int64_t pos,
+                        int64_t step, char *out, ptrdiff_t out_step) {
+  const dlx_strided *it = &plan->inner;
+  ptrdiff_t rstep = (ptrdiff_t)(dlx_strided_inner_stride(it, 0) * plan->src_size);
+  int64_t n = dlx_strided_inner_size(it);
+  int64_t index[DLX_MAX_NDIM], p[1] = {pos + it->offset[0]};
+  for (int d = 0; d < it->ndim; d++) index[d] = 0;
+  for (int j = 0; j < nb; j++) dlx_cpu_reduce_acc_init(&accs[j], plan->op);
+  do {
+    for (int64_t r = 0; r < n; r += TILE_ROWS) {
+      int64_t len = n - r < TILE_ROWS ? n - r : TILE_ROWS;
+      for (int j = 0; j < nb; j++) {
+        const char *run = plan->src + (p[0] + j * step) * plan->src_size + r * rstep;
+        if (!accs[j].stop) plan->kernel.run(&accs[j], run, rstep, len);
+      }
+    }
+  } while (dlx_strided_next(it, index, p));
+  for (int j = 0; j < nb; j++) plan->kernel.finish(&accs[j], out + j * out_step, plan->count);
+}
+
+/* Tiles pay off when the outputs' src stride is smaller than the reduced elements'. */
+static bool use_tiles(const reduce_plan *plan, int64_t outputs, int64_t step) {
+  if (plan->empty || outputs < 2) return false;
+  return llabs(step) < llabs(dlx_strided_inner_stride(&plan->inner, 0));
+}
+
+int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                   dlx_error *err) {
+  reduce_plan plan = {.op = op};
+  int rc = check_shapes(src, dims, dst, err);
+  if (rc == 0) rc = check_kernel(op, src, dst, &plan.kernel, err);
+  if (rc != 0) return rc;
+  int64_t shape[DLX_MAX_NDIM], dst_strides[DLX_MAX_NDIM], src_strides[DLX_MAX_NDIM];
+  int nkept = split_dims(&plan, src, dims, dst, shape, dst_strides, src_strides);
+  const int64_t *strides[2] = {dst_strides, src_strides};
+  const int64_t offsets[2] = {dst->offset, src->offset};
+  dlx_strided outer;
+  if (!dlx_strided_init(&outer, nkept, shape, 2, strides, offsets, DLX_STRIDED_REORDER))
+    return 0; /* no outputs */
+  if (plan.empty && needs_elements(op))
+    return dlx_fail(err, DLX_VALUE_ERROR, "reduce: %s of an empty extent",
+                    op == DLX_REDUCE_MIN || op == DLX_REDUCE_ARGMIN ? "min" : "max");
+  plan.src = src->buffer->data;
+  plan.src_size = dlx_itemsize(src->dtype);
+  char *out = dst->buffer->data;
+  int64_t out_size = dlx_itemsize(dst->dtype), n = dlx_strided_inner_size(&outer);
+  int64_t dstep = dlx_strided_inner_stride(&outer, 0), sstep = dlx_strided_inner_stride(&outer, 1);
+  int64_t index[DLX_MAX_NDIM] = {0}, pos[2] = {outer.offset[0], outer.offset[1]};
+  bool tiles = use_tiles(&plan, n, sstep);
+  dlx_reduce_acc accs[TILE_OUTPUTS];
+  do {
+    for (int64_t j = 0; j < n; j += tiles ? TILE_OUTPUTS : 1) {
+      char *o = out + (pos[0] + j * dstep) * out_size;
+      if (tiles) {
+        int nb = n - j < TILE_OUTPUTS ? (int)(n - j) : TILE_OUTPUTS;
+        reduce_tile(&plan, accs, nb, pos[1] + j * sstep, sstep, o, (ptrdiff_t)(dstep * out_size));
+      } else {
+        reduce_one(&plan, &accs[0], pos[1] + j * sstep, o);
+      }
+    }
+  } while (dlx_strided_next(&outer, index, pos));
+  return 0;
+}

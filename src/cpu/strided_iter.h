@@ -1,0 +1,51 @@
+/* strided_iter.h -- walking one or two strided operands of the same shape.
+ *
+ * dlx_strided_init prepares the dims once: size-1 dims go, dims may be reordered (outer to
+ * inner by operand 0's |stride|, the order that walks operand 0's memory forwards) with
+ * negative strides flipped, and neighbouring dims that every operand can address as one are
+ * merged. What is left is an outer odometer (dlx_strided_next) around one inner dim that a
+ * 1-D loop processes in one call. Strides and positions count elements, not bytes. */
+#ifndef DLX_CPU_STRIDED_ITER_H
+#define DLX_CPU_STRIDED_ITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tensor.h"
+
+#define DLX_STRIDED_MAX_OPS 2
+
+enum {
+  /* Sort dims by operand 0's |stride| and flip negative strides. Without it the walk keeps
+   * row-major order, which flattened indices (argmin, argmax) rely on. */
+  DLX_STRIDED_REORDER = 1,
+  /* Drop dims where every operand has stride 0 (for writes that repeat the same value). */
+  DLX_STRIDED_DROP_BROADCAST = 2
+};
+
+typedef struct dlx_strided {
+  int ndim; /* at least 1; the last dim is the inner one */
+  int nops;
+  int64_t shape[DLX_MAX_NDIM];
+  int64_t strides[DLX_STRIDED_MAX_OPS][DLX_MAX_NDIM];
+  int64_t offset[DLX_STRIDED_MAX_OPS]; /* position of the first element walked */
+} dlx_strided;
+
+/* Returns false when there is nothing to walk (a size-0 dim). A 0-d shape is one element.
+ * strides[k] and offsets[k] describe operand k (offsets may be NULL: all 0). */
+bool dlx_strided_init(dlx_strided *it, int ndim, const int64_t *shape, int nops,
+                      const int64_t *const *strides, const int64_t *offsets, int flags);
+
+/* Steps the outer dims (all but the inner one); index (ndim entries, zeroed by the caller) and
+ * pos (nops entries, starting at it->offset) follow. Returns false after the last step. */
+bool dlx_strided_next(const dlx_strided *it, int64_t *index, int64_t *pos);
+
+static inline int64_t dlx_strided_inner_size(const dlx_strided *it) {
+  return it->shape[it->ndim - 1];
+}
+
+static inline int64_t dlx_strided_inner_stride(const dlx_strided *it, int op) {
+  return it->strides[op][it->ndim - 1];
+}
+
+#endif
