@@ -1,0 +1,128 @@
+/* args.c -- argument checks: integers, booleans, dtypes, shapes and dims. A value of the wrong
+ * Lua type is a TypeError; a value of the right type that is out of range is a ValueError. */
+#include <stdio.h>
+#include <string.h>
+
+#include "binding.h"
+
+lua_Integer dlxl_checkinteger(lua_State *L, int idx, const char *what) {
+  int isint = 0;
+  lua_Integer value;
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    dlxl_error(L, DLX_TYPE_ERROR, "%s must be an integer, got %s", what, dlxl_typename(L, idx));
+  value = lua_tointegerx(L, idx, &isint);
+  if (!isint)
+    dlxl_error(L, DLX_VALUE_ERROR, "%s must be an integer, got %.14g", what,
+               (double)lua_tonumber(L, idx));
+  return value;
+}
+
+bool dlxl_optboolean(lua_State *L, int idx, const char *what) {
+  int type = lua_type(L, idx);
+  if (type != LUA_TNIL && type != LUA_TNONE && type != LUA_TBOOLEAN)
+    dlxl_error(L, DLX_TYPE_ERROR, "%s must be true, false or nil, got %s", what,
+               dlxl_typename(L, idx));
+  return lua_toboolean(L, idx);
+}
+
+static int unknown_dtype(lua_State *L, const char *name) {
+  char names[640];
+  size_t used = 0;
+  names[0] = '\0';
+  for (int d = 0; d < DLX_NUM_DTYPES && used < sizeof names; d++)
+    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", d ? ", " : "",
+                             dlx_dtype_info_of((dlx_dtype)d)->name);
+  return dlxl_error(L, DLX_TYPE_ERROR, "unknown dtype '%s' (expected one of %s)", name, names);
+}
+
+dlx_dtype dlxl_checkdtype(lua_State *L, int idx, int def) {
+  dlx_dtype dtype;
+  const char *name;
+  if (lua_isnoneornil(L, idx) && def >= 0) return (dlx_dtype)def;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    dlxl_error(L, DLX_TYPE_ERROR, "dtype must be a name such as \"float32\", got %s",
+               dlxl_typename(L, idx));
+  name = lua_tostring(L, idx);
+  if (dlx_dtype_from_name(name, &dtype) != 0) unknown_dtype(L, name);
+  return dtype;
+}
+
+static int64_t checksize(lua_State *L, int idx, bool allow_minus1) {
+  lua_Integer size = dlxl_checkinteger(L, idx, "size");
+  if (size >= 0 || (allow_minus1 && size == -1)) return (int64_t)size;
+  if (allow_minus1)
+    dlxl_error(L, DLX_VALUE_ERROR, "size %lld in shape must be >= 0, or -1", (long long)size);
+  dlxl_error(L, DLX_VALUE_ERROR, "negative size %lld in shape; sizes must be >= 0",
+             (long long)size);
+  return 0;
+}
+
+int32_t dlxl_checkshape(lua_State *L, int idx, int64_t *shape, bool allow_minus1) {
+  size_t ndim;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    shape[0] = checksize(L, idx, allow_minus1);
+    return 1;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE)
+    dlxl_error(L, DLX_TYPE_ERROR, "shape must be a table of sizes or an integer, got %s",
+               dlxl_typename(L, idx));
+  ndim = lua_rawlen(L, idx);
+  if (ndim > DLX_MAX_NDIM)
+    dlxl_error(L, DLX_VALUE_ERROR, "shape has %zu dims; dlx tensors have at most %d", ndim,
+               DLX_MAX_NDIM);
+  for (size_t d = 0; d < ndim; d++) {
+    lua_rawgeti(L, idx, (lua_Integer)d + 1);
+    shape[d] = checksize(L, -1, allow_minus1);
+    lua_pop(L, 1);
+  }
+  return (int32_t)ndim;
+}
+
+int32_t dlxl_checkdim(lua_State *L, int idx, int32_t ndim) {
+  lua_Integer dim = dlxl_checkinteger(L, idx, "dim");
+  if (dim >= 1 && dim <= ndim) return (int32_t)dim - 1;
+  if (dim < 0 && dim >= -ndim) return (int32_t)(ndim + dim);
+  if (ndim == 0)
+    dlxl_error(L, DLX_VALUE_ERROR, "dim %lld out of range for a 0-d tensor (it has no dims)",
+               (long long)dim);
+  dlxl_error(L, DLX_VALUE_ERROR,
+             "dim %lld out of range for a %d-d tensor (expected -%d..%d, "
+             "not 0)",
+             (long long)dim, (int)ndim, (int)ndim, (int)ndim);
+  return 0;
+}
+
+static uint64_t adddim(lua_State *L, int idx, int32_t ndim, uint64_t mask) {
+  int32_t dim = dlxl_checkdim(L, idx, ndim);
+  uint64_t bit = UINT64_C(1) << dim;
+  if (mask & bit)
+    dlxl_error(L, DLX_VALUE_ERROR, "dim %lld appears more than once in dims",
+               (long long)lua_tointeger(L, idx));
+  return mask | bit;
+}
+
+uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim) {
+  uint64_t mask = 0;
+  size_t count;
+  idx = lua_absindex(L, idx);
+  switch (lua_type(L, idx)) {
+  case LUA_TNONE:
+  case LUA_TNIL:
+    return (UINT64_C(1) << ndim) - 1; /* all dims */
+  case LUA_TNUMBER:
+    return adddim(L, idx, ndim, 0);
+  case LUA_TTABLE:
+    break;
+  default:
+    dlxl_error(L, DLX_TYPE_ERROR, "dims must be nil, a dim or a list of dims, got %s",
+               dlxl_typename(L, idx));
+  }
+  count = lua_rawlen(L, idx);
+  for (size_t i = 1; i <= count; i++) {
+    lua_rawgeti(L, idx, (lua_Integer)i);
+    mask = adddim(L, -1, ndim, mask);
+    lua_pop(L, 1);
+  }
+  return mask;
+}

@@ -1,0 +1,109 @@
+/* binding.h -- internals of the Lua binding dlx.core: the userdata types, argument checks and
+ * errors its files share. Dims and indices are 1-based (negative from the end) on the Lua side
+ * and 0-based in the core; the conversion happens here, before any core call.
+ *
+ * Every raising helper returns int so that a lua_CFunction can `return` it. */
+#ifndef DLX_LUA_BINDING_H
+#define DLX_LUA_BINDING_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "dlx.h"
+
+#define DLXL_TENSOR "dlx.Tensor"
+#define DLXL_DEVICE "dlx.Device"
+#define DLXL_CAPSULE "dlx.Capsule"
+#define DLXL_METHODS "dlx.Tensor.methods" /* registry key of the Tensor method table */
+
+#if defined(__GNUC__)
+#define DLXL_PUBLIC __attribute__((visibility("default")))
+#define DLXL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define DLXL_PUBLIC
+#define DLXL_PRINTF(f, a)
+#endif
+
+/* ---- errors.c: raise "<Class>: <message>" with the Lua caller's position */
+int dlxl_error(lua_State *L, dlx_errclass code, const char *fmt, ...) DLXL_PRINTF(3, 4);
+int dlxl_raise(lua_State *L, const dlx_error *err);
+/* Raises err when rc is not 0. */
+void dlxl_check(lua_State *L, int rc, const dlx_error *err);
+/* The value's type for messages: __name for our userdata, else the Lua type name. */
+const char *dlxl_typename(lua_State *L, int idx);
+
+/* ---- args.c: argument checks; `what` names the value in messages ("dim", "size", ...) */
+lua_Integer dlxl_checkinteger(lua_State *L, int idx, const char *what);
+bool dlxl_optboolean(lua_State *L, int idx, const char *what);
+/* A dtype name; nil gives def (pass -1 to make nil an error). */
+dlx_dtype dlxl_checkdtype(lua_State *L, int idx, int def);
+/* A shape (table of sizes or one integer) into shape[DLX_MAX_NDIM]; returns ndim. Sizes are
+ * >= 0, or -1 too when allow_minus1. */
+int32_t dlxl_checkshape(lua_State *L, int idx, int64_t *shape, bool allow_minus1);
+/* A 1-based or negative dim of an ndim-d tensor, as a 0-based dim. */
+int32_t dlxl_checkdim(lua_State *L, int idx, int32_t ndim);
+/* A dim or a list of dims, as a 0-based bitmask; nil gives all dims. Duplicates are errors. */
+uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim);
+
+/* ---- device.c */
+void dlxl_open_device(lua_State *L);
+void dlxl_pushdevice(lua_State *L, DLDevice device);
+/* A device spec (string, DLPack pair or device), checked for availability; nil gives cpu. */
+DLDevice dlxl_checkdevice(lua_State *L, int idx);
+/* The same, without the availability check. */
+DLDevice dlxl_parsedevice(lua_State *L, int idx);
+extern const luaL_Reg dlxl_device_funcs[];
+
+/* ---- tensor.c: the userdata life cycle */
+void dlxl_open_tensor(lua_State *L);
+/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call. */
+dlx_tensor *dlxl_newtensor(lua_State *L);
+/* The tensor at idx (open or closed), or NULL when the value is not a tensor. */
+dlx_tensor *dlxl_totensor(lua_State *L, int idx);
+/* An open tensor, or raises (TypeError for other values, ValueError for a closed tensor). */
+dlx_tensor *dlxl_checktensor(lua_State *L, int idx);
+/* Tells the collector that nbytes outside the Lua heap are now held. */
+void dlxl_gcdebt(lua_State *L, int64_t nbytes);
+
+/* ---- values.c: Lua values <-> dlx_scalar and nested tables */
+void dlxl_checkscalar(lua_State *L, int idx, dlx_scalar *out);
+void dlxl_pushscalar(lua_State *L, const dlx_scalar *value);
+/* The dtype dlx.tensor and dlx.full infer for values of this kind. */
+dlx_dtype dlxl_default_dtype(dlx_kind kind);
+/* A writable pointer to the first element of a fresh host tensor. */
+void *dlxl_hostdata(const dlx_tensor *t);
+/* Replaces the fresh host tensor `wide` (on the stack at idx) with a tensor of dtype on device:
+ * pushes it, or pushes the same userdata again when nothing changes. */
+void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device);
+extern const luaL_Reg dlxl_value_funcs[];
+extern const luaL_Reg dlxl_value_methods[];
+
+/* ---- capsule.c */
+typedef struct dlxl_capsule {
+  void *ptr; /* DLManagedTensorVersioned * or DLManagedTensor * */
+  bool versioned;
+  bool used; /* consumed: the deleter is someone else's business now */
+} dlxl_capsule;
+
+void dlxl_open_capsule(lua_State *L);
+/* Pushes an empty (ptr NULL) capsule; loads dlx.core first when its metatable is missing. */
+dlxl_capsule *dlxl_newcapsule(lua_State *L);
+dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx);
+/* Calls the (possibly NULL) deleter of a managed tensor; ptr may be NULL. */
+void dlxl_delete_managed(void *ptr, bool versioned);
+/* Consumes the capsule and pushes the imported tensor. */
+dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *capsule);
+extern const luaL_Reg dlxl_capsule_funcs[];
+
+/* ---- the other function and method tables */
+extern const luaL_Reg dlxl_create_funcs[];   /* create.c */
+extern const luaL_Reg dlxl_tensor_methods[]; /* tensor.c */
+extern const luaL_Reg dlxl_view_methods[];   /* views.c */
+extern const luaL_Reg dlxl_copy_methods[];   /* copies.c */
+extern const luaL_Reg dlxl_reduce_methods[]; /* reductions.c */
+extern const luaL_Reg dlxl_dlpack_methods[]; /* dlpack.c; capi.c has the host C API */
+
+#endif

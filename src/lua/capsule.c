@@ -1,0 +1,121 @@
+/* capsule.c -- the dlx.Capsule userdata: a DLPack managed tensor in transit, consumed exactly
+ * once. Like a PyCapsule, an unconsumed capsule calls the tensor's deleter when it is
+ * collected; a consumed one ("used_...") does nothing. */
+#include <string.h>
+
+#include "binding.h"
+
+static const char *capsule_name(const dlxl_capsule *c) {
+  if (c->versioned) return c->used ? "used_dltensor_versioned" : "dltensor_versioned";
+  return c->used ? "used_dltensor" : "dltensor";
+}
+
+dlxl_capsule *dlxl_newcapsule(lua_State *L) {
+  dlxl_capsule *c = lua_newuserdatauv(L, sizeof *c, 0);
+  memset(c, 0, sizeof *c);
+  if (luaL_getmetatable(L, DLXL_CAPSULE) == LUA_TNIL) {
+    /* a host pushed a capsule before require "dlx.core": load the module first */
+    lua_pop(L, 1);
+    luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
+    lua_pop(L, 1);
+    luaL_getmetatable(L, DLXL_CAPSULE);
+  }
+  lua_setmetatable(L, -2);
+  return c;
+}
+
+dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) { return luaL_testudata(L, idx, DLXL_CAPSULE); }
+
+void dlxl_delete_managed(void *ptr, bool versioned) {
+  if (ptr == NULL) return;
+  if (versioned) {
+    DLManagedTensorVersioned *mt = ptr;
+    if (mt->deleter != NULL) mt->deleter(mt);
+  } else {
+    DLManagedTensor *mt = ptr;
+    if (mt->deleter != NULL) mt->deleter(mt);
+  }
+}
+
+/* Calls the deleter of an unconsumed capsule, once. */
+static int capsule_gc(lua_State *L) {
+  dlxl_capsule *c = luaL_checkudata(L, 1, DLXL_CAPSULE);
+  void *ptr = c->ptr;
+  if (c->used || ptr == NULL) return 0;
+  c->used = true;
+  c->ptr = NULL;
+  dlxl_delete_managed(ptr, c->versioned);
+  return 0;
+}
+
+/* c.name; c.flags: the DLPack flags of an unconsumed versioned capsule (nil otherwise), so that
+ * a consumer can see IS_COPIED before it imports. */
+static int capsule_index(lua_State *L) {
+  const dlxl_capsule *c = luaL_checkudata(L, 1, DLXL_CAPSULE);
+  const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
+  if (strcmp(key, "name") == 0)
+    lua_pushstring(L, capsule_name(c));
+  else if (strcmp(key, "flags") == 0 && c->versioned && !c->used && c->ptr != NULL)
+    lua_pushinteger(L, (lua_Integer)((DLManagedTensorVersioned *)c->ptr)->flags);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
+static int capsule_tostring(lua_State *L) {
+  const dlxl_capsule *c = luaL_checkudata(L, 1, DLXL_CAPSULE);
+  lua_pushfstring(L, "capsule \"%s\": %p", capsule_name(c), (void *)c);
+  return 1;
+}
+
+static const luaL_Reg capsule_metamethods[] = {
+    {"__gc", capsule_gc},
+    {"__index", capsule_index},
+    {"__tostring", capsule_tostring},
+    {NULL, NULL},
+};
+
+void dlxl_open_capsule(lua_State *L) {
+  if (luaL_newmetatable(L, DLXL_CAPSULE)) luaL_setfuncs(L, capsule_metamethods, 0);
+  lua_pop(L, 1);
+}
+
+dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {
+  dlx_tensor *out, made;
+  dlx_error err;
+  void *ptr = c->ptr;
+  int rc;
+  if (c->used || ptr == NULL) dlxl_error(L, DLX_VALUE_ERROR, "capsule already consumed");
+  out = dlxl_newtensor(L); /* may raise: the capsule still owns the tensor */
+  c->used = true;          /* from here on the import owns it, whatever happens */
+  c->ptr = NULL;
+  if (c->versioned)
+    rc = dlx_import_versioned(ptr, &made, &err);
+  else
+    rc = dlx_import_legacy(ptr, &made, &err);
+  dlxl_check(L, rc, &err); /* on failure the deleter has run */
+  *out = made;
+  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  return out;
+}
+
+/* import_capsule(capsule) -> tensor; consumes the capsule. */
+static int core_import_capsule(lua_State *L) {
+  dlxl_capsule *c = dlxl_tocapsule(L, 1);
+  if (c == NULL)
+    return dlxl_error(L, DLX_TYPE_ERROR, "import_capsule takes a capsule, got %s",
+                      dlxl_typename(L, 1));
+  dlxl_importcapsule(L, c);
+  return 1;
+}
+
+static int core_is_capsule(lua_State *L) {
+  lua_pushboolean(L, dlxl_tocapsule(L, 1) != NULL);
+  return 1;
+}
+
+const luaL_Reg dlxl_capsule_funcs[] = {
+    {"import_capsule", core_import_capsule},
+    {"is_capsule", core_is_capsule},
+    {NULL, NULL},
+};

@@ -1,0 +1,122 @@
+/* copies.c -- tensor methods that copy: clone, contiguous, to, astype, copy_ and fill_. */
+#include <string.h>
+
+#include "binding.h"
+
+/* Pushes a new C-contiguous copy of t as dtype on device. */
+static int push_clone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_clone_as(&made, t, dtype, device, &err), &err);
+  *out = made;
+  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  return 1;
+}
+
+static int tensor_clone(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  return push_clone(L, t, t->dtype, dlx_tensor_device(t));
+}
+
+/* t:contiguous(): t itself when it is already C-contiguous. */
+static int tensor_contiguous(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  if (!dlx_tensor_is_contiguous(t)) return push_clone(L, t, t->dtype, dlx_tensor_device(t));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int tensor_astype(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  return push_clone(L, t, dlxl_checkdtype(L, 2, -1), dlx_tensor_device(t));
+}
+
+/* The request of t:to(...): a dtype name, a device spec, or opts {dtype =, device =, copy =}. */
+typedef struct target {
+  dlx_dtype dtype;
+  DLDevice device;
+  bool copy;
+} target;
+
+static void read_opts(lua_State *L, int idx, target *to) {
+  lua_getfield(L, idx, "dtype");
+  to->dtype = dlxl_checkdtype(L, -1, (int)to->dtype);
+  lua_getfield(L, idx, "device");
+  if (!lua_isnil(L, -1)) to->device = dlxl_checkdevice(L, -1);
+  lua_getfield(L, idx, "copy");
+  to->copy = dlxl_optboolean(L, -1, "copy");
+  lua_pop(L, 3);
+}
+
+static void read_target(lua_State *L, int idx, target *to) {
+  dlx_dtype dtype;
+  switch (lua_type(L, idx)) {
+  case LUA_TSTRING:
+    if (dlx_dtype_from_name(lua_tostring(L, idx), &dtype) == 0)
+      to->dtype = dtype;
+    else
+      to->device = dlxl_checkdevice(L, idx);
+    return;
+  case LUA_TTABLE:
+    lua_rawgeti(L, idx, 1);
+    if (lua_isnil(L, -1))
+      read_opts(L, idx, to);
+    else
+      to->device = dlxl_checkdevice(L, idx);
+    lua_pop(L, 1);
+    return;
+  case LUA_TUSERDATA:
+    to->device = dlxl_checkdevice(L, idx);
+    return;
+  default:
+    dlxl_error(L, DLX_TYPE_ERROR,
+               "to() takes a device, a dtype name or options {dtype =, "
+               "device =, copy =}, got %s",
+               dlxl_typename(L, idx));
+  }
+}
+
+/* t:to(spec_or_opts): t itself when neither dtype nor device changes, unless copy = true. */
+static int tensor_to(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  target to = {t->dtype, dlx_tensor_device(t), false};
+  read_target(L, 2, &to);
+  if (to.copy || to.dtype != t->dtype || !dlx_device_equal(to.device, dlx_tensor_device(t)))
+    return push_clone(L, t, to.dtype, to.device);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* t:copy_(src): src broadcast, cast and moved into t; returns t. */
+static int tensor_copy_(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1), *src;
+  dlx_error err;
+  if (dlxl_totensor(L, 2) == NULL)
+    return dlxl_error(L, DLX_TYPE_ERROR, "copy_ takes a source tensor, got %s",
+                      dlxl_typename(L, 2));
+  src = dlxl_checktensor(L, 2);
+  dlxl_check(L, dlx_copy(t, src, &err), &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* t:fill_(value): returns t. */
+static int tensor_fill_(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_scalar value;
+  dlx_error err;
+  dlxl_checkscalar(L, 2, &value);
+  dlxl_check(L, dlx_fill(t, &value, &err), &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+const luaL_Reg dlxl_copy_methods[] = {
+    {"clone", tensor_clone},
+    {"contiguous", tensor_contiguous},
+    {"astype", tensor_astype},
+    {"to", tensor_to},
+    {"copy_", tensor_copy_},
+    {"fill_", tensor_fill_},
+    {NULL, NULL},
+};

@@ -1,0 +1,117 @@
+/* module.c -- luaopen_dlx_core: the metatables, the constants, the C API table in the registry,
+ * and the module table that lua/dlx/init.lua builds the public dlx table from. */
+#include "binding.h"
+#include "cpu/cpu.h"
+
+/* What other C modules get through dlx_capi_get(L). */
+static const dlx_capi capi = {
+    .version = DLX_CAPI_VERSION,
+    .push_capsule = dlx_push_capsule,
+    .push_capsule_legacy = dlx_push_capsule_legacy,
+    .to_dlpack = dlx_to_dlpack,
+    .to_dlpack_legacy = dlx_to_dlpack_legacy,
+};
+
+typedef struct constant {
+  const char *name;
+  int value;
+} constant;
+
+static const constant device_types[] = {
+    {"kDLCPU", kDLCPU},
+    {"kDLCUDA", kDLCUDA},
+    {"kDLCUDAHost", kDLCUDAHost},
+    {"kDLOpenCL", kDLOpenCL},
+    {"kDLVulkan", kDLVulkan},
+    {"kDLMetal", kDLMetal},
+    {"kDLVPI", kDLVPI},
+    {"kDLROCM", kDLROCM},
+    {"kDLROCMHost", kDLROCMHost},
+    {"kDLExtDev", kDLExtDev},
+    {"kDLCUDAManaged", kDLCUDAManaged},
+    {"kDLOneAPI", kDLOneAPI},
+    {"kDLWebGPU", kDLWebGPU},
+    {"kDLHexagon", kDLHexagon},
+    {"kDLMAIA", kDLMAIA},
+    {"kDLTrn", kDLTrn},
+    {NULL, 0},
+};
+
+static const constant dtype_codes[] = {
+    {"kDLInt", kDLInt},
+    {"kDLUInt", kDLUInt},
+    {"kDLFloat", kDLFloat},
+    {"kDLOpaqueHandle", kDLOpaqueHandle},
+    {"kDLBfloat", kDLBfloat},
+    {"kDLComplex", kDLComplex},
+    {"kDLBool", kDLBool},
+    {"kDLFloat8_e3m4", kDLFloat8_e3m4},
+    {"kDLFloat8_e4m3", kDLFloat8_e4m3},
+    {"kDLFloat8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz},
+    {"kDLFloat8_e4m3fn", kDLFloat8_e4m3fn},
+    {"kDLFloat8_e4m3fnuz", kDLFloat8_e4m3fnuz},
+    {"kDLFloat8_e5m2", kDLFloat8_e5m2},
+    {"kDLFloat8_e5m2fnuz", kDLFloat8_e5m2fnuz},
+    {"kDLFloat8_e8m0fnu", kDLFloat8_e8m0fnu},
+    {"kDLFloat6_e2m3fn", kDLFloat6_e2m3fn},
+    {"kDLFloat6_e3m2fn", kDLFloat6_e3m2fn},
+    {"kDLFloat4_e2m1fn", kDLFloat4_e2m1fn},
+    {NULL, 0},
+};
+
+static void set_constants(lua_State *L, const char *field, const constant *list) {
+  lua_newtable(L);
+  for (; list->name != NULL; list++) {
+    lua_pushinteger(L, list->value);
+    lua_setfield(L, -2, list->name);
+  }
+  lua_setfield(L, -2, field);
+}
+
+/* memory_allocated([device]) -> bytes dlx's allocator holds on that device now. */
+static int core_memory_allocated(lua_State *L) {
+  DLDevice device = dlxl_parsedevice(L, 1);
+  lua_pushinteger(L, device.device_type == kDLCPU ? (lua_Integer)dlx_cpu_memory_allocated() : 0);
+  return 1;
+}
+
+static int core_is_tensor(lua_State *L) {
+  lua_pushboolean(L, dlxl_totensor(L, 1) != NULL);
+  return 1;
+}
+
+static const luaL_Reg module_funcs[] = {
+    {"memory_allocated", core_memory_allocated},
+    {"is_tensor", core_is_tensor},
+    {NULL, NULL},
+};
+
+DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
+  const luaL_Reg *const func_sets[] = {module_funcs, dlxl_device_funcs, dlxl_create_funcs,
+                                       dlxl_value_funcs, dlxl_capsule_funcs};
+  luaL_checkversion(L);
+  dlxl_open_device(L);
+  dlxl_open_capsule(L);
+  dlxl_open_tensor(L);
+  lua_pushlightuserdata(L, (void *)&capi);
+  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
+
+  lua_createtable(L, 0, 32);
+  for (size_t i = 0; i < sizeof func_sets / sizeof func_sets[0]; i++)
+    luaL_setfuncs(L, func_sets[i], 0);
+  lua_pushliteral(L, DLX_VERSION_STRING);
+  lua_setfield(L, -2, "version");
+  lua_createtable(L, 2, 0);
+  lua_pushinteger(L, DLPACK_MAJOR_VERSION);
+  lua_rawseti(L, -2, 1);
+  lua_pushinteger(L, DLPACK_MINOR_VERSION);
+  lua_rawseti(L, -2, 2);
+  lua_setfield(L, -2, "DLPACK_VERSION");
+  set_constants(L, "DLDeviceType", device_types);
+  set_constants(L, "DLDataTypeCode", dtype_codes);
+  luaL_getmetatable(L, DLXL_TENSOR);
+  lua_setfield(L, -2, "tensor_metatable");
+  lua_getfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
+  lua_setfield(L, -2, "Tensor");
+  return 1;
+}

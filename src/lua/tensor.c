@@ -1,0 +1,169 @@
+/* tensor.c -- the dlx.Tensor userdata: life cycle, properties and metatable.
+ *
+ * As in liolib, a tensor userdata is created closed (no buffer) with its metatable already set,
+ * and only then is memory acquired into it, so an error at any point leaks nothing. One
+ * idempotent close serves __gc, __close and t:close(). */
+#include <limits.h>
+#include <string.h>
+
+#include "binding.h"
+
+dlx_tensor *dlxl_newtensor(lua_State *L) {
+  dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
+  memset(t, 0, sizeof *t);
+  luaL_setmetatable(L, DLXL_TENSOR);
+  return t;
+}
+
+dlx_tensor *dlxl_totensor(lua_State *L, int idx) { return luaL_testudata(L, idx, DLXL_TENSOR); }
+
+dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
+  dlx_tensor *t = dlxl_totensor(L, idx);
+  if (t == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
+  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
+  return t;
+}
+
+void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
+  int64_t kib = nbytes / 1024;
+  if (!lua_gc(L, LUA_GCISRUNNING)) return; /* the program stopped the collector */
+  if (kib < 1) kib = 1;
+  if (kib > INT_MAX / 2) kib = INT_MAX / 2;
+  lua_gc(L, LUA_GCSTEP, (int)kib);
+}
+
+static int tensor_close(lua_State *L) {
+  dlx_tensor *t = dlxl_totensor(L, 1);
+  if (t == NULL)
+    return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
+  dlx_tensor_close(t);
+  return 0;
+}
+
+/* ---- properties */
+
+static void push_int64s(lua_State *L, const int64_t *values, int32_t count) {
+  lua_createtable(L, count, 0);
+  for (int32_t i = 0; i < count; i++) {
+    lua_pushinteger(L, values[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+static void prop_shape(lua_State *L, const dlx_tensor *t) { push_int64s(L, t->shape, t->ndim); }
+static void prop_strides(lua_State *L, const dlx_tensor *t) { push_int64s(L, t->strides, t->ndim); }
+static void prop_ndim(lua_State *L, const dlx_tensor *t) { lua_pushinteger(L, t->ndim); }
+static void prop_numel(lua_State *L, const dlx_tensor *t) {
+  lua_pushinteger(L, dlx_tensor_numel(t));
+}
+static void prop_dtype(lua_State *L, const dlx_tensor *t) {
+  lua_pushstring(L, dlx_dtype_info_of(t->dtype)->name);
+}
+static void prop_nbytes(lua_State *L, const dlx_tensor *t) {
+  lua_pushinteger(L, dlx_tensor_nbytes(t));
+}
+static void prop_device(lua_State *L, const dlx_tensor *t) {
+  dlxl_pushdevice(L, dlx_tensor_device(t));
+}
+static void prop_readonly(lua_State *L, const dlx_tensor *t) { lua_pushboolean(L, t->readonly); }
+
+/* Bytes per element: an integer, or 0.5 and 0.75 for the packed fp4 and fp6. */
+static void prop_itemsize(lua_State *L, const dlx_tensor *t) {
+  int bits = dlx_dtype_bits(t->dtype);
+  if (bits % 8 == 0)
+    lua_pushinteger(L, bits / 8);
+  else
+    lua_pushnumber(L, bits / 8.0);
+}
+
+static const struct {
+  const char *name;
+  void (*push)(lua_State *L, const dlx_tensor *t);
+} properties[] = {
+    {"shape", prop_shape},   {"strides", prop_strides}, {"ndim", prop_ndim},
+    {"numel", prop_numel},   {"dtype", prop_dtype},     {"itemsize", prop_itemsize},
+    {"nbytes", prop_nbytes}, {"device", prop_device},   {"readonly", prop_readonly},
+};
+
+/* __index: a method (upvalue 1 is the method table), else a property, else nil. */
+static int tensor_index(lua_State *L) {
+  const char *key;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  if (lua_type(L, 2) != LUA_TSTRING) return 1;
+  key = lua_tostring(L, 2);
+  for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++) {
+    if (strcmp(key, properties[i].name) == 0) {
+      properties[i].push(L, dlxl_checktensor(L, 1));
+      return 1;
+    }
+  }
+  return 1;
+}
+
+static int tensor_newindex(lua_State *L) {
+  return dlxl_error(L, DLX_TYPE_ERROR,
+                    "cannot set field '%s' of a tensor: its properties are "
+                    "read-only and it has no other fields",
+                    luaL_tolstring(L, 2, NULL));
+}
+
+/* #t: the size of the first dim. */
+static int tensor_len(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  if (t->ndim == 0) return dlxl_error(L, DLX_TYPE_ERROR, "# of a 0-d tensor: it has no dims");
+  lua_pushinteger(L, t->shape[0]);
+  return 1;
+}
+
+/* A summary without values; the Lua layer replaces it with a printer that shows them. */
+static int tensor_tostring(lua_State *L) {
+  const dlx_tensor *t = luaL_checkudata(L, 1, DLXL_TENSOR);
+  char device[48];
+  luaL_Buffer b;
+  if (t->buffer == NULL) {
+    lua_pushliteral(L, "tensor(closed)");
+    return 1;
+  }
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "tensor(shape={");
+  for (int32_t d = 0; d < t->ndim; d++) {
+    lua_pushfstring(L, d ? ", %I" : "%I", (lua_Integer)t->shape[d]);
+    luaL_addvalue(&b);
+  }
+  lua_pushfstring(L, "}, dtype=%s, device=%s)", dlx_dtype_info_of(t->dtype)->name,
+                  dlx_device_format(dlx_tensor_device(t), device, sizeof device));
+  luaL_addvalue(&b);
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static const luaL_Reg tensor_metamethods[] = {
+    {"__gc", tensor_close},          {"__close", tensor_close},       {"__len", tensor_len},
+    {"__newindex", tensor_newindex}, {"__tostring", tensor_tostring}, {NULL, NULL},
+};
+
+const luaL_Reg dlxl_tensor_methods[] = {
+    {"close", tensor_close},
+    {NULL, NULL},
+};
+
+/* Creates the metatable and the method table once per Lua state. */
+void dlxl_open_tensor(lua_State *L) {
+  const luaL_Reg *const method_sets[] = {dlxl_tensor_methods, dlxl_view_methods,
+                                         dlxl_copy_methods,   dlxl_reduce_methods,
+                                         dlxl_value_methods,  dlxl_dlpack_methods};
+  if (!luaL_newmetatable(L, DLXL_TENSOR)) {
+    lua_pop(L, 1);
+    return;
+  }
+  luaL_setfuncs(L, tensor_metamethods, 0);
+  lua_createtable(L, 0, 48);
+  for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
+    luaL_setfuncs(L, method_sets[i], 0);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
+  lua_pushcclosure(L, tensor_index, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,233 @@
+/* views.c -- tensor methods that make views (no copy; reshape copies when it must). Dims and
+ * indices arrive 1-based, negative from the end, and go to the core 0-based. */
+#include "binding.h"
+
+/* A 1-based or negative index into a dim of the given size, as a 0-based index. */
+static int64_t checkindex(lua_State *L, int idx, int32_t dim, int64_t size) {
+  lua_Integer i = dlxl_checkinteger(L, idx, "index");
+  if (i >= 1 && i <= size) return (int64_t)i - 1;
+  if (i < 0 && i >= -size) return size + (int64_t)i;
+  return dlxl_error(L, DLX_VALUE_ERROR,
+                    "index %lld out of range for dim %d of size %lld "
+                    "(expected -%lld..%lld, not 0)",
+                    (long long)i, (int)dim + 1, (long long)size, (long long)size, (long long)size);
+}
+
+/* t:view(shape): one size may be -1. */
+static int tensor_view(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim = dlxl_checkshape(L, 2, shape, true);
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_view(&made, t, shape, ndim, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:reshape(shape): a view when the strides allow it, else a view of a contiguous copy. */
+static int tensor_reshape(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim = dlxl_checkshape(L, 2, shape, true);
+  dlx_tensor *out = dlxl_newtensor(L), *copy, made;
+  dlx_error err;
+  int rc = dlx_view(&made, t, shape, ndim, &err);
+  if (rc != 0 && !dlx_tensor_is_contiguous(t)) {
+    copy = dlxl_newtensor(L);
+    dlxl_check(L, dlx_clone_as(&made, t, t->dtype, dlx_tensor_device(t), &err), &err);
+    *copy = made;
+    rc = dlx_view(&made, copy, shape, ndim, &err);
+    dlx_tensor_close(copy); /* the view holds its own reference */
+    lua_pop(L, 1);
+  }
+  dlxl_check(L, rc, &err);
+  *out = made;
+  if (out->buffer != t->buffer) dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  return 1;
+}
+
+/* t:permute(dims): dims is a table listing every dim once. */
+static int tensor_permute(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t dims[DLX_MAX_NDIM];
+  size_t count;
+  uint64_t seen = 0;
+  dlx_tensor *out, made;
+  dlx_error err;
+  if (lua_type(L, 2) != LUA_TTABLE)
+    return dlxl_error(L, DLX_TYPE_ERROR,
+                      "permute takes a table listing every dim, such as "
+                      "{2, 1}, got %s",
+                      dlxl_typename(L, 2));
+  count = lua_rawlen(L, 2);
+  if (count != (size_t)t->ndim)
+    return dlxl_error(L, DLX_VALUE_ERROR, "permute needs each of the %d dims once, got %zu dims",
+                      (int)t->ndim, count);
+  for (size_t i = 0; i < count; i++) {
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    dims[i] = dlxl_checkdim(L, -1, t->ndim);
+    if (seen & (UINT64_C(1) << dims[i]))
+      return dlxl_error(L, DLX_VALUE_ERROR, "permute: dim %lld appears more than once",
+                        (long long)lua_tointeger(L, -1));
+    seen |= UINT64_C(1) << dims[i];
+    lua_pop(L, 1);
+  }
+  out = dlxl_newtensor(L);
+  dlxl_check(L, dlx_permute(&made, t, dims, &err), &err);
+  *out = made;
+  return 1;
+}
+
+static int tensor_transpose(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t d1 = dlxl_checkdim(L, 2, t->ndim), d2 = dlxl_checkdim(L, 3, t->ndim);
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_transpose(&made, t, d1, d2, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* A first/last position of string.sub: negative counts from the end (-1 is size). */
+static int64_t position(lua_State *L, int idx, const char *what, int64_t size, int64_t def) {
+  lua_Integer i;
+  if (lua_isnoneornil(L, idx)) return def;
+  i = dlxl_checkinteger(L, idx, what);
+  return i < 0 ? size + (int64_t)i + 1 : (int64_t)i;
+}
+
+/* t:slice(dim, first, last[, step]): first to last inclusive, clamped like string.sub; last
+ * defaults to the end in the step's direction. */
+static int tensor_slice(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t dim = dlxl_checkdim(L, 2, t->ndim);
+  int64_t size = t->shape[dim], step = 1, first, last;
+  dlx_tensor *out;
+  dlx_tensor made;
+  dlx_error err;
+  if (!lua_isnoneornil(L, 5)) step = (int64_t)dlxl_checkinteger(L, 5, "step");
+  if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "slice step must not be 0");
+  first = position(L, 3, "first", size, step > 0 ? 1 : size);
+  last = position(L, 4, "last", size, step > 0 ? size : 1);
+  if (step > 0) {
+    first = first < 1 ? 1 : first;
+    last = last > size ? size : last;
+  } else {
+    first = first > size ? size : first;
+    last = last < 1 ? 1 : last;
+  }
+  /* a step longer than the dim takes one element at most: keep stride * step small */
+  if (step > size) step = size > 0 ? size : 1;
+  if (step < -size) step = size > 0 ? -size : -1;
+  out = dlxl_newtensor(L);
+  dlxl_check(L, dlx_slice(&made, t, dim, first - 1, last - 1, step, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:select(dim, i): the i-th slice along dim, which is removed. */
+static int tensor_select(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t dim = dlxl_checkdim(L, 2, t->ndim);
+  int64_t index = checkindex(L, 3, dim, t->shape[dim]);
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_select(&made, t, dim, index, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:narrow(dim, start, length): length elements from start. */
+static int tensor_narrow(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t dim = dlxl_checkdim(L, 2, t->ndim);
+  int64_t size = t->shape[dim];
+  lua_Integer start = dlxl_checkinteger(L, 3, "start");
+  lua_Integer length = dlxl_checkinteger(L, 4, "length");
+  dlx_tensor *out, made;
+  dlx_error err;
+  if (start < 0) start += size + 1;
+  if (start < 1 || start > size + 1)
+    return dlxl_error(L, DLX_VALUE_ERROR,
+                      "narrow start %lld out of range for dim %d of size "
+                      "%lld",
+                      (long long)lua_tointeger(L, 3), (int)dim + 1, (long long)size);
+  if (length < 0 || length > size - (start - 1))
+    return dlxl_error(L, DLX_VALUE_ERROR,
+                      "narrow length %lld out of range: dim %d has %lld "
+                      "elements from %lld",
+                      (long long)length, (int)dim + 1, (long long)(size - (start - 1)),
+                      (long long)start);
+  out = dlxl_newtensor(L);
+  dlxl_check(L, dlx_slice(&made, t, dim, start - 1, start - 2 + length, 1, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:squeeze([dim]): without size-1 dims, or only dim when its size is 1. */
+static int tensor_squeeze(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int32_t dim = lua_isnoneornil(L, 2) ? -1 : dlxl_checkdim(L, 2, t->ndim);
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_squeeze(&made, t, dim, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:unsqueeze(dim): a new size-1 dim at position dim of the result (1..ndim+1, -1 appends). */
+static int tensor_unsqueeze(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  lua_Integer dim = dlxl_checkinteger(L, 2, "dim"), count = t->ndim + 1;
+  dlx_tensor *out, made;
+  dlx_error err;
+  if (dim < -count || dim > count || dim == 0)
+    return dlxl_error(L, DLX_VALUE_ERROR,
+                      "dim %lld out of range for unsqueeze of a %d-d tensor "
+                      "(expected -%lld..%lld, not 0)",
+                      (long long)dim, (int)t->ndim, (long long)count, (long long)count);
+  out = dlxl_newtensor(L);
+  dim = dim > 0 ? dim - 1 : count + dim;
+  dlxl_check(L, dlx_unsqueeze(&made, t, (int32_t)dim, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:expand(shape): size-1 dims broadcast, new leading dims, -1 keeps a size. */
+static int tensor_expand(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim = dlxl_checkshape(L, 2, shape, true);
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_expand(&made, t, shape, ndim, &err), &err);
+  *out = made;
+  return 1;
+}
+
+/* t:flip(dims): reversed along a dim or a list of dims (nil: all), with negative strides. */
+static int tensor_flip(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
+  dlx_tensor *out = dlxl_newtensor(L), view, next;
+  dlx_error err;
+  int rc;
+  dlx_tensor_share(&view, t);
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (!(dims & (UINT64_C(1) << d))) continue;
+    rc = dlx_flip(&next, &view, d, &err);
+    dlx_tensor_close(&view);
+    dlxl_check(L, rc, &err);
+    view = next;
+  }
+  *out = view;
+  return 1;
+}
+
+const luaL_Reg dlxl_view_methods[] = {
+    {"view", tensor_view},           {"reshape", tensor_reshape}, {"permute", tensor_permute},
+    {"transpose", tensor_transpose}, {"slice", tensor_slice},     {"select", tensor_select},
+    {"narrow", tensor_narrow},       {"squeeze", tensor_squeeze}, {"unsqueeze", tensor_unsqueeze},
+    {"expand", tensor_expand},       {"flip", tensor_flip},       {NULL, NULL},
+};
