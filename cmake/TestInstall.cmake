@@ -1,0 +1,70 @@
+# ctest install.find_package:
+#   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DWORK_DIR=... -DC_COMPILER=... [-DC_FLAGS=...]
+#         -DLUA=lua5.4 [-DLUA_PRELOAD=<asan runtime>] -P TestInstall.cmake
+# Installs BUILD_DIR into WORK_DIR/prefix and uses it the way a user would: examples/embed built
+# with find_package(dlx) and with pkg-config, and require "dlx" from the installed Lua module.
+foreach(var SOURCE_DIR BUILD_DIR WORK_DIR C_COMPILER LUA)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "TestInstall.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+function(run)
+  string(JOIN " " line ${ARGN})
+  message(STATUS "+ ${line}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${line}")
+  endif()
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+set(script ${SOURCE_DIR}/examples/embed/script.lua)
+file(REMOVE_RECURSE ${WORK_DIR})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# find_package(dlx) -> dlx::dlx
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/embed -B ${WORK_DIR}/cmake-build
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_C_FLAGS=${C_FLAGS}
+    -DCMAKE_EXE_LINKER_FLAGS=${C_FLAGS} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
+run(${WORK_DIR}/cmake-build/dlx_embed ${script})
+
+# pkg-config --cflags --libs dlx
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG)
+  file(GLOB_RECURSE pc_files ${prefix}/dlx.pc)
+  list(GET pc_files 0 pc_file)
+  get_filename_component(pc_dir ${pc_file} DIRECTORY)
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+  execute_process(COMMAND ${PKG_CONFIG} --cflags --libs dlx OUTPUT_VARIABLE pc_flags
+                  RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config --cflags --libs dlx failed")
+  endif()
+  message(STATUS "pkg-config --cflags --libs dlx: ${pc_flags}")
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  separate_arguments(c_flags UNIX_COMMAND "${C_FLAGS}")
+  get_filename_component(libdir ${pc_dir} DIRECTORY)
+  run(${C_COMPILER} -std=c11 ${c_flags} ${SOURCE_DIR}/examples/embed/embed.c -o
+      ${WORK_DIR}/embed-pkgconfig ${pc_flags} -Wl,-rpath,${libdir})
+  run(${WORK_DIR}/embed-pkgconfig ${script})
+else()
+  message(STATUS "pkg-config not found: dlx.pc not checked")
+endif()
+
+# The installed module and Lua files (lib/lua/5.4/dlx/core.so, share/lua/5.4/dlx/*.lua).
+set(env "")
+if(LUA_PRELOAD)
+  set(env LD_PRELOAD=${LUA_PRELOAD})
+endif()
+# (No ; in these arguments: a function's ARGN would split them. package.config gives Lua's own
+# path separator.)
+set(lua_dir ${prefix}/share/lua/5.4)
+run(${CMAKE_COMMAND} -E env ${env} ${LUA}
+    -e "SEP = package.config:sub(3, 3)"
+    -e "package.path = '${lua_dir}/?.lua' .. SEP .. '${lua_dir}/?/init.lua'"
+    -e "package.cpath = '${prefix}/lib/lua/5.4/?.so'"
+    -e "dlx = require 'dlx'"
+    -e "assert(package.searchpath('dlx.core', package.cpath))"
+    -e "print('installed dlx ' .. dlx.version)")
