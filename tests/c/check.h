@@ -7,24 +7,24 @@
 static int check_failures = 0;
 static int check_count = 0;
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    check_count++;                                                               \
-    if (!(cond)) {                                                               \
-      check_failures++;                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-    }                                                                            \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    check_count++;                                                                                 \
+    if (!(cond)) {                                                                                 \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                     \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                        \
-  do {                                                                            \
-    long long check_a_ = (long long)(a), check_b_ = (long long)(b);               \
-    check_count++;                                                                \
-    if (check_a_ != check_b_) {                                                   \
-      check_failures++;                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, \
-              __LINE__, #a, #b, check_a_, check_b_);                              \
-    }                                                                             \
+#define CHECK_EQ_INT(a, b)                                                                         \
+  do {                                                                                             \
+    long long check_a_ = (long long)(a), check_b_ = (long long)(b);                                \
+    check_count++;                                                                                 \
+    if (check_a_ != check_b_) {                                                                    \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a,    \
+              #b, check_a_, check_b_);                                                             \
+    }                                                                                              \
   } while (0)
 
 /* Prints the summary line and returns the exit status. */

@@ -1,0 +1,171 @@
+-- A tour of dlx: tensors for Lua 5.4 that speak DLPack.
+--
+--   lua5.4 examples/tour.lua        (with package.path/cpath pointing at dlx)
+--
+-- Every step prints what it did and checks it; an unexpected result stops the tour with an
+-- error (and a non-zero exit status).
+local dlx = require "dlx"
+
+local function section(title) print(("\n== %s"):format(title)) end
+
+local function show(label, value) print(("%-34s %s"):format(label, tostring(value))) end
+
+-- Compares nested tables of plain values.
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do
+    if not same(v, b[k]) then return false end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
+local function check(cond, what)
+  if not cond then error("tour: unexpected result: " .. what, 2) end
+end
+
+section("dlx")
+show("dlx.version", dlx.version)
+show("DLPack version", table.concat(dlx.DLPACK_VERSION, "."))
+check(dlx.version == "0.1.0", "version")
+
+section("Devices")
+local dev = dlx.default_device()
+local names = {}
+for _, d in ipairs(dlx.devices()) do names[#names + 1] = tostring(d) end
+show("dlx.devices()", table.concat(names, ", "))
+show("dlx.default_device()", dev)
+show("its DLPack pair", ("{%d, %d}"):format(dev.dltype, dev.id))
+check(dlx.devices()[1].type == "cpu", "cpu comes first")
+check(dlx.device({ dev.dltype, dev.id }) == dev, "a device from its DLPack pair")
+
+section("Creation")
+local z = dlx.zeros({ 2, 3 })
+show("dlx.zeros{2, 3}", z)
+local r = dlx.arange(6)
+show("dlx.arange(6)", r)
+local f = dlx.full({ 2 }, 0.5, { dtype = "float64" })
+show("dlx.full({2}, 0.5, float64)", f)
+local m = dlx.tensor({ { 1, 2 }, { 3, 4 } })
+show("dlx.tensor{{1, 2}, {3, 4}}", m)
+check(z.dtype == "float32" and r.dtype == "int64" and m.dtype == "int64", "default dtypes")
+check(z.device == dev, "creation uses the default device")
+local ok, err = pcall(dlx.zeros, { 2, -1 })
+show("a negative size", err)
+check(not ok and err:find("ValueError:", 1, true), "a negative size is a ValueError")
+
+section("Dtypes and properties")
+for _, name in ipairs({ "bool", "int8", "uint64", "float16", "bfloat16", "complex64",
+  "float8_e4m3fn", "float4_e2m1fn" }) do
+  local t = dlx.empty({ 4 }, { dtype = name })
+  show(name, ("itemsize %s, nbytes %d"):format(tostring(t.itemsize), t.nbytes))
+end
+local fp8 = dlx.empty({ 4 }, { dtype = "float8_e4m3fn" })
+ok, err = pcall(fp8.sum, fp8)
+show("computing on float8", err)
+check(not ok and err:find("TypeError:", 1, true), "float8 is storage-only")
+show("shape, strides of a 2x3", table.concat(z.shape, "x") .. ", {" .. table.concat(z.strides,
+  ", ") .. "}")
+check(same(z.strides, { 3, 1 }) and z.ndim == 2 and z.numel == 6 and #z == 2, "properties")
+
+section("Views (dims and indices are 1-based; negative ones count from the end)")
+local t = dlx.arange(6):view({ 2, 3 })
+show("t = arange(6):view{2, 3}", t)
+show("t:transpose(1, 2)", t:transpose(1, 2))
+show("t:select(1, 2)", t:select(1, 2))
+show("t:slice(2, 1, -1, 2)", t:slice(2, 1, -1, 2))
+show("t:flip(-1)   (a negative stride)", t:flip(-1))
+show("dlx.tensor{1, 2}:expand{3, 2}", dlx.tensor({ 1, 2 }):expand({ 3, 2 }))
+show("strides of the flip", "{" .. table.concat(t:flip(-1).strides, ", ") .. "}")
+check(same(t:transpose(1, 2):totable(), { { 0, 3 }, { 1, 4 }, { 2, 5 } }), "transpose")
+check(same(t:slice(2, 1, -1, 2):totable(), { { 0, 2 }, { 3, 5 } }), "slice with a step")
+check(same(t:flip(-1).strides, { 3, -1 }), "flip has a negative stride")
+t:select(1, 1):fill_(9)
+show("after t:select(1, 1):fill_(9)", t)
+check(same(t:totable(), { { 9, 9, 9 }, { 3, 4, 5 } }), "views share memory")
+
+section("Copies")
+local tt = t:transpose(1, 2)
+local c = tt:contiguous()
+show("t:transpose(1, 2):contiguous()", c)
+show("its strides", "{" .. table.concat(c.strides, ", ") .. "}")
+check(same(c.strides, { 2, 1 }), "contiguous strides")
+check(rawequal(t:contiguous(), t), "contiguous is itself when already contiguous")
+local half = dlx.tensor({ 1.0, 2049.0, 65520.0 }, { dtype = "float32" }):astype("float16")
+show("float32 -> float16", half)
+check(same(half:totable(), { 1.0, 2048.0, math.huge }), "float16 rounds to nearest even")
+local dst = dlx.zeros({ 2, 3 }, { dtype = "int32" })
+dst:copy_(dlx.tensor({ 1.9, 2.9, 3.9 }))
+show("copy_ with broadcast and cast", dst)
+check(same(dst:totable(), { { 1, 2, 3 }, { 1, 2, 3 } }), "copy_ broadcasts and truncates")
+
+section("Reductions (dims = nil, a dim or a list; keepdim)")
+local a = dlx.arange(6):view({ 2, 3 })
+show("a:sum()", a:sum())
+show("a:sum(1)", a:sum(1))
+show("a:mean(2, true)", a:mean(2, true))
+show("a:argmax()   (1-based)", a:argmax())
+show("a:max(-1)", a:max(-1))
+check(a:sum():item() == 15, "sum")
+check(same(a:sum(2):totable(), { 3, 12 }), "sum along dim 2")
+check(same(a:mean(2, true).shape, { 2, 1 }), "keepdim")
+check(a:argmax():item() == 6, "argmax is 1-based")
+local tenth = dlx.full({ 1000000 }, 0.1, { dtype = "float32" }):sum():item()
+show("a million float32 0.1, summed", ("%.6f"):format(tenth))
+check(math.abs(tenth - 100000.0015) < 0.1, "pairwise summation")
+
+section("Values in Lua")
+show("dlx.tensor(7):item()", dlx.tensor(7):item())
+local cz = dlx.tensor({ { re = 1, im = 2 } })
+show("complex totable()[1].im", cz:totable()[1].im)
+local big = dlx.tensor({ -1 }):astype("uint64"):item()
+show("uint64 2^64-1 as a Lua value", ("%.17g"):format(big))
+check(math.type(dlx.tensor(7):item()) == "integer", "integers stay integers")
+check(cz:totable()[1].im == 2, "complex values are {re, im} tables")
+check(big == 2.0 ^ 64, "uint64 above maxinteger comes back as a float")
+
+section("Lifetime")
+collectgarbage()
+local before = dlx.memory_allocated(dev)
+do
+  local scratch <close> = dlx.empty({ 1 << 20 }, { dtype = "uint8" })
+  show("inside a <close> scope", ("%d bytes more"):format(dlx.memory_allocated(dev) - before))
+  check(scratch.nbytes == 1 << 20, "scratch size")
+end
+show("after the scope", ("%d bytes more"):format(dlx.memory_allocated(dev) - before))
+local gone = dlx.zeros({ 2 })
+gone:close()
+ok, err = pcall(function() return gone.shape end)
+show("use after close", err)
+check(not ok and err:find("ValueError:", 1, true), "use after close is a ValueError")
+
+section("DLPack")
+local src = dlx.arange(4, { dtype = "float32" })
+show("src:__dlpack_device()", table.concat({ src:__dlpack_device() }, ", "))
+local cap = src:__dlpack({ max_version = { 1, 3 } })
+show("capsule", cap.name)
+local back = dlx.from_dlpack(cap)
+show("after from_dlpack the capsule is", cap.name)
+back:select(1, 1):fill_(42)
+show("write through the import, read src", src)
+check(cap.name == "used_dltensor_versioned", "capsules are consumed once")
+check(src:totable()[1] == 42, "from_dlpack is zero-copy")
+ok, err = pcall(dlx.from_dlpack, cap)
+show("a second from_dlpack", err)
+check(not ok and err:find("ValueError:", 1, true), "a second use is a ValueError")
+local legacy = src:__dlpack()
+show("no max_version gives", legacy.name)
+check(legacy.name == "dltensor", "legacy capsule")
+-- any value with __dlpack and __dlpack_device is a producer
+local producer = {
+  __dlpack_device = function() return src:__dlpack_device() end,
+  __dlpack = function(_, kw) return src:__dlpack(kw) end,
+}
+local copy = dlx.from_dlpack(producer, { copy = true })
+copy:fill_(0)
+show("from_dlpack(producer, {copy = true})", copy)
+check(src:totable()[1] == 42, "copy = true does not share memory")
+
+print("\ntour: all checks passed")
