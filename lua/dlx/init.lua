@@ -38,20 +38,17 @@ local function resolve(opts, fname)
   return opts.dtype, dev
 end
 
-function dlx.empty(shape, opts)
-  local dtype, dev = resolve(opts, "empty")
-  return core.empty(shape, dtype or DEFAULT_DTYPE, dev)
+-- dlx.empty, dlx.zeros and dlx.ones: (shape, opts), float32 unless opts.dtype says otherwise.
+local function creator(name)
+  return function(shape, opts)
+    local dtype, dev = resolve(opts, name)
+    return core[name](shape, dtype or DEFAULT_DTYPE, dev)
+  end
 end
 
-function dlx.zeros(shape, opts)
-  local dtype, dev = resolve(opts, "zeros")
-  return core.zeros(shape, dtype or DEFAULT_DTYPE, dev)
-end
-
-function dlx.ones(shape, opts)
-  local dtype, dev = resolve(opts, "ones")
-  return core.ones(shape, dtype or DEFAULT_DTYPE, dev)
-end
+dlx.empty = creator "empty"
+dlx.zeros = creator "zeros"
+dlx.ones = creator "ones"
 
 --- dtype defaults to the value's: bool, int64 for an integer, float32 for a float.
 function dlx.full(shape, value, opts)

@@ -58,3 +58,18 @@ int dlx_dtype_from_dl(DLDataType dl, dlx_dtype *out) {
   }
   return -1;
 }
+
+dlx_dtype dlx_wide_dtype(dlx_kind kind) {
+  switch (kind) {
+  case DLX_KIND_BOOL:
+    return DLX_BOOL;
+  case DLX_KIND_INT:
+    return DLX_INT64;
+  case DLX_KIND_UINT:
+    return DLX_UINT64;
+  case DLX_KIND_COMPLEX:
+    return DLX_COMPLEX128;
+  default:
+    return DLX_FLOAT64;
+  }
+}

@@ -63,6 +63,10 @@ int dlx_dtype_from_dl(DLDataType dl, dlx_dtype *out);
 
 static inline int dlx_dtype_bits(dlx_dtype dtype) { return dlx_dtype_info_of(dtype)->bits; }
 static inline dlx_kind dlx_dtype_kind(dlx_dtype dtype) { return dlx_dtype_info_of(dtype)->kind; }
+/* The widest computable dtype of a kind, in which values travel to and from Lua: bool, int64,
+ * uint64, float64 or complex128 (DLX_KIND_STORAGE gives float64; storage-only data has no
+ * values). */
+dlx_dtype dlx_wide_dtype(dlx_kind kind);
 /* Bytes per element for whole-byte types; 0 for the packed sub-byte types (fp4, fp6). */
 static inline int64_t dlx_itemsize(dlx_dtype dtype) {
   int bits = dlx_dtype_bits(dtype);

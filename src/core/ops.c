@@ -283,21 +283,6 @@ int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_
 
 /* ---- reading values */
 
-static dlx_dtype wide_dtype(dlx_dtype dtype) {
-  switch (dlx_dtype_kind(dtype)) {
-  case DLX_KIND_BOOL:
-    return DLX_BOOL;
-  case DLX_KIND_INT:
-    return DLX_INT64;
-  case DLX_KIND_UINT:
-    return DLX_UINT64;
-  case DLX_KIND_COMPLEX:
-    return DLX_COMPLEX128;
-  default:
-    return DLX_FLOAT64;
-  }
-}
-
 int dlx_to_host_wide(dlx_tensor *out, const dlx_tensor *t, dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
   if (dlx_dtype_is_storage_only(t->dtype))
@@ -305,7 +290,7 @@ int dlx_to_host_wide(dlx_tensor *out, const dlx_tensor *t, dlx_error *err) {
                     "cannot read the values of a %s tensor: storage-only "
                     "dtypes cannot be computed on",
                     dlx_dtype_info_of(t->dtype)->name);
-  return dlx_clone_as(out, t, wide_dtype(t->dtype), cpu, err);
+  return dlx_clone_as(out, t, dlx_wide_dtype(dlx_dtype_kind(t->dtype)), cpu, err);
 }
 
 int dlx_get_element(const dlx_tensor *t, const int64_t *index, dlx_scalar *out, dlx_error *err) {

@@ -118,21 +118,6 @@ dlx_dtype dlxl_default_dtype(dlx_kind kind) {
   }
 }
 
-static dlx_dtype wide_dtype(dlx_kind kind) {
-  switch (kind) {
-  case DLX_KIND_BOOL:
-    return DLX_BOOL;
-  case DLX_KIND_INT:
-    return DLX_INT64;
-  case DLX_KIND_UINT:
-    return DLX_UINT64;
-  case DLX_KIND_COMPLEX:
-    return DLX_COMPLEX128;
-  default:
-    return DLX_FLOAT64;
-  }
-}
-
 void *dlxl_hostdata(const dlx_tensor *t) {
   if (t->buffer->data == NULL) return NULL; /* no elements */
   return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
@@ -320,7 +305,7 @@ static int core_tensor(lua_State *L) {
                       "complex dtype)",
                       dlx_dtype_info_of(dtype)->name);
   host = dlxl_newtensor(L);
-  dlxl_check(L, dlx_tensor_empty(&made, n.shape, n.ndim, wide_dtype(n.kind), cpu, &err), &err);
+  dlxl_check(L, dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err), &err);
   *host = made;
   fill(L, 1, &n, host);
   dlxl_pushconverted(L, 4, dtype, device);
@@ -386,11 +371,32 @@ static void push_level(lua_State *L, const dlx_tensor *t, int32_t depth, const c
   }
 }
 
+/* Most nested tables totable makes for a tensor with no elements. A non-empty tensor needs
+ * fewer tables than it has elements (already copied to the host), but an empty one may still
+ * ask for a table per index of its leading dims: {2^60, 0} would never finish. */
+#define MAX_EMPTY_TABLES ((int64_t)1 << 24)
+
+/* The number of nested tables totable makes, or -1 past MAX_EMPTY_TABLES. */
+static int64_t empty_table_count(const dlx_tensor *t) {
+  int64_t total = 1, level = 1;
+  for (int32_t d = 0; d + 1 < t->ndim && level > 0; d++) {
+    if (__builtin_mul_overflow(level, t->shape[d], &level) ||
+        __builtin_add_overflow(total, level, &total) || total > MAX_EMPTY_TABLES)
+      return -1;
+  }
+  return total;
+}
+
 static int tensor_totable(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
-  dlx_tensor *host = dlxl_newtensor(L), made;
+  dlx_tensor *host, made;
   dlx_error err;
   const char *at;
+  if (dlx_tensor_numel(t) == 0 && empty_table_count(t) < 0)
+    return dlxl_error(L, DLX_MEMORY_ERROR,
+                      "totable of this empty tensor would make more than %lld nested tables",
+                      (long long)MAX_EMPTY_TABLES);
+  host = dlxl_newtensor(L);
   dlxl_check(L, dlx_to_host_wide(&made, t, &err), &err);
   *host = made;
   luaL_checkstack(L, host->ndim + 8, "nested tables");
