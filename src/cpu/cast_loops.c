@@ -21,6 +21,10 @@
       } else {                                                                                     \
         for (int64_t i = 0; i < n; i++) memcpy(dst + i * dst_step, v, (size));                     \
       }                                                                                            \
+    } else if (dst_step == (size)) { /* a gather: constant steps on one side */                    \
+      for (int64_t i = 0; i < n; i++) memcpy(dst + i * (size), src + i * src_step, (size));        \
+    } else if (src_step == (size)) { /* a scatter */                                               \
+      for (int64_t i = 0; i < n; i++) memcpy(dst + i * dst_step, src + i * (size), (size));        \
     } else {                                                                                       \
       for (int64_t i = 0; i < n; i++) memcpy(dst + i * dst_step, src + i * src_step, (size));      \
     }                                                                                              \

@@ -111,10 +111,11 @@ static inline float dlx_bf16_to_float(uint16_t b) { return dlx_bits_float((uint3
 
 static inline uint16_t dlx_float_to_bf16(float f) {
   uint32_t x = dlx_float_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
-  /* round the low 16 bits to nearest even; a carry may reach the exponent (and inf) */
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t)(x >> 16);
+  /* Both results are computed and one selected, so that a loop of these has no branch and
+   * vectorises. Rounding the low 16 bits to nearest even may carry into the exponent (inf). */
+  uint32_t quiet_nan = (x >> 16) | 0x40u;
+  uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
 /* ---- from float64: one rounding, straight from the double's bits */

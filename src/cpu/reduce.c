@@ -7,13 +7,19 @@
  *
  * When neighbouring outputs are closer in memory than neighbouring reduced elements (a sum
  * over the rows of a C-contiguous matrix), walking one output at a time would stride through
- * all of memory once per output. Such outputs are reduced in tiles instead: TILE_OUTPUTS of
- * them side by side, TILE_ROWS reduced elements at a time, so each cache line that is loaded
- * serves the whole tile. */
+ * all of memory once per output. Sums and means of floats whose outputs are contiguous in src
+ * then take whole rows of a strip of outputs at once (column sums, vectorised across outputs);
+ * other such reductions go in tiles: TILE_OUTPUTS outputs side by side, TILE_ROWS reduced
+ * elements at a time, so each cache line that is loaded serves the whole tile.
+ *
+ * Outputs are independent, so groups of them (one output, a tile or a strip) are spread over
+ * threads; a single output over a long run is parallelised inside its kernel instead. Either
+ * way each output is computed the same way on any number of threads. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "cpu/kernels.h"
+#include "cpu/parallel.h"
 #include "cpu/reduce_kernels.h"
 #include "cpu/strided_iter.h"
 
@@ -129,10 +135,78 @@ static void reduce_tile(const reduce_plan *plan, dlx_reduce_acc *accs, int nb, i
   for (int j = 0; j < nb; j++) plan->kernel.finish(&accs[j], out + j * out_step, plan->count);
 }
 
+/* Sums the strip of width outputs whose sub-spaces start at pos, pos + 1, ... (contiguous in
+ * src) into out, out + out_step, ..., one src row of the strip at a time. */
+static void reduce_columns(const reduce_plan *plan, dlx_reduce_columns *c, int64_t pos,
+                           int64_t width, char *out, ptrdiff_t out_step) {
+  const dlx_strided *it = &plan->inner;
+  int64_t rstride = dlx_strided_inner_stride(it, 0), n = dlx_strided_inner_size(it);
+  int64_t index[DLX_MAX_NDIM], p[1] = {pos + it->offset[0]};
+  for (int d = 0; d < it->ndim; d++) index[d] = 0;
+  dlx_cpu_reduce_columns_init(c);
+  do {
+    for (int64_t r = 0; r < n; r++) {
+      plan->kernel.add_row(c, plan->src + (p[0] + r * rstride) * plan->src_size, width);
+    }
+  } while (dlx_strided_next(it, index, p));
+  plan->kernel.finish_columns(c, out, out_step, width, plan->count);
+}
+
 /* Tiles pay off when the outputs' src stride is smaller than the reduced elements'. */
 static bool use_tiles(const reduce_plan *plan, int64_t outputs, int64_t step) {
   if (plan->empty || outputs < 2) return false;
   return llabs(step) < llabs(dlx_strided_inner_stride(&plan->inner, 0));
+}
+
+typedef enum group_kind { GROUP_ONE, GROUP_TILE, GROUP_COLUMNS } group_kind;
+
+/* The outputs: the outer walk's rows, each cut into groups of `group` outputs. */
+typedef struct reduce_job {
+  const reduce_plan *plan;
+  dlx_strided outer;
+  group_kind kind;
+  int64_t group;  /* outputs per group */
+  int64_t groups; /* groups per outer row */
+  char *out;
+  int64_t out_size;
+} reduce_job;
+
+static void reduce_group(const reduce_job *job, dlx_reduce_acc *accs, dlx_reduce_columns **columns,
+                         const int64_t *pos, int64_t g) {
+  const dlx_strided *outer = &job->outer;
+  int64_t n = dlx_strided_inner_size(outer), j = g * job->group;
+  int64_t dstep = dlx_strided_inner_stride(outer, 0), sstep = dlx_strided_inner_stride(outer, 1);
+  int64_t nb = n - j < job->group ? n - j : job->group;
+  char *o = job->out + (pos[0] + j * dstep) * job->out_size;
+  ptrdiff_t out_step = (ptrdiff_t)(dstep * job->out_size);
+  if (job->kind == GROUP_COLUMNS && *columns == NULL) *columns = malloc(sizeof **columns);
+  if (job->kind == GROUP_COLUMNS && *columns != NULL) {
+    reduce_columns(job->plan, *columns, pos[1] + j * sstep, nb, o, out_step);
+  } else if (job->kind == GROUP_ONE) {
+    reduce_one(job->plan, &accs[0], pos[1] + j * sstep, o);
+  } else { /* tiles; also column groups when their scratch cannot be had */
+    for (int64_t t = 0; t < nb; t += TILE_OUTPUTS) {
+      int count = nb - t < TILE_OUTPUTS ? (int)(nb - t) : TILE_OUTPUTS;
+      reduce_tile(job->plan, accs, count, pos[1] + (j + t) * sstep, sstep, o + t * out_step,
+                  out_step);
+    }
+  }
+}
+
+static void reduce_groups(void *ctx, int64_t begin, int64_t end) {
+  const reduce_job *job = ctx;
+  dlx_reduce_acc accs[TILE_OUTPUTS];
+  dlx_reduce_columns *columns = NULL;
+  int64_t index[DLX_MAX_NDIM], pos[2], row = begin / job->groups;
+  dlx_strided_seek(&job->outer, row, index, pos);
+  for (int64_t u = begin; u < end; u++) {
+    if (u / job->groups != row) {
+      dlx_strided_next(&job->outer, index, pos);
+      row++;
+    }
+    reduce_group(job, accs, &columns, pos, u % job->groups);
+  }
+  free(columns);
 }
 
 int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
@@ -145,30 +219,26 @@ int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const
   int nkept = split_dims(&plan, src, dims, dst, shape, dst_strides, src_strides);
   const int64_t *strides[2] = {dst_strides, src_strides};
   const int64_t offsets[2] = {dst->offset, src->offset};
-  dlx_strided outer;
-  if (!dlx_strided_init(&outer, nkept, shape, 2, strides, offsets, DLX_STRIDED_REORDER))
+  reduce_job job = {.plan = &plan, .out = dst->buffer->data};
+  if (!dlx_strided_init(&job.outer, nkept, shape, 2, strides, offsets, DLX_STRIDED_REORDER))
     return 0; /* no outputs */
   if (plan.empty && needs_elements(op))
     return dlx_fail(err, DLX_VALUE_ERROR, "reduce: %s of an empty extent",
                     op == DLX_REDUCE_MIN || op == DLX_REDUCE_ARGMIN ? "min" : "max");
   plan.src = src->buffer->data;
   plan.src_size = dlx_itemsize(src->dtype);
-  char *out = dst->buffer->data;
-  int64_t out_size = dlx_itemsize(dst->dtype), n = dlx_strided_inner_size(&outer);
-  int64_t dstep = dlx_strided_inner_stride(&outer, 0), sstep = dlx_strided_inner_stride(&outer, 1);
-  int64_t index[DLX_MAX_NDIM] = {0}, pos[2] = {outer.offset[0], outer.offset[1]};
-  bool tiles = use_tiles(&plan, n, sstep);
-  dlx_reduce_acc accs[TILE_OUTPUTS];
-  do {
-    for (int64_t j = 0; j < n; j += tiles ? TILE_OUTPUTS : 1) {
-      char *o = out + (pos[0] + j * dstep) * out_size;
-      if (tiles) {
-        int nb = n - j < TILE_OUTPUTS ? (int)(n - j) : TILE_OUTPUTS;
-        reduce_tile(&plan, accs, nb, pos[1] + j * sstep, sstep, o, (ptrdiff_t)(dstep * out_size));
-      } else {
-        reduce_one(&plan, &accs[0], pos[1] + j * sstep, o);
-      }
-    }
-  } while (dlx_strided_next(&outer, index, pos));
+  job.out_size = dlx_itemsize(dst->dtype);
+  int64_t n = dlx_strided_inner_size(&job.outer), sstep = dlx_strided_inner_stride(&job.outer, 1);
+  job.kind = GROUP_ONE;
+  job.group = 1;
+  if (use_tiles(&plan, n, sstep)) {
+    bool columns = plan.kernel.add_row != NULL && sstep == 1;
+    job.kind = columns ? GROUP_COLUMNS : GROUP_TILE;
+    job.group = columns ? DLX_REDUCE_STRIP : TILE_OUTPUTS;
+  }
+  job.groups = (n + job.group - 1) / job.group;
+  int64_t groups = dlx_strided_rows(&job.outer) * job.groups;
+  int64_t group_bytes = count_times(count_times(plan.count, job.group), plan.src_size);
+  dlx_cpu_parallel_for(groups, dlx_cpu_grain_items(group_bytes), reduce_groups, &job);
   return 0;
 }

@@ -33,15 +33,41 @@ typedef void (*dlx_reduce_run_fn)(dlx_reduce_acc *acc, const char *p, ptrdiff_t 
 /* Writes the result for count reduced elements to out (in the kernel's output dtype). */
 typedef void (*dlx_reduce_finish_fn)(const dlx_reduce_acc *acc, char *out, int64_t count);
 
+/* Column sums, for reductions over outer axes (the outputs lie side by side in memory): a
+ * strip of up to DLX_REDUCE_STRIP neighbouring outputs takes one src row at a time, so the adds
+ * vectorise across outputs. Rows are summed as a cascade: DLX_REDUCE_ROW_BLOCK rows naively in
+ * the accumulator type, then the blocks pairwise, in a binary counter of double levels. */
+#define DLX_REDUCE_STRIP 2048
+#define DLX_REDUCE_ROW_BLOCK 16
+#define DLX_REDUCE_COLUMN_LEVELS 32
+
+typedef struct dlx_reduce_columns {
+  int64_t rows;                     /* rows added */
+  uint64_t used;                    /* bit k set when level[k] holds a partial sum */
+  float block_f[DLX_REDUCE_STRIP];  /* the current block: float16, bfloat16, float32 */
+  double block_d[DLX_REDUCE_STRIP]; /* float64 */
+  double level[DLX_REDUCE_COLUMN_LEVELS][DLX_REDUCE_STRIP];
+} dlx_reduce_columns;
+
+/* Adds one row of width elements (contiguous) to the strip's sums. */
+typedef void (*dlx_reduce_row_fn)(dlx_reduce_columns *c, const char *row, int64_t width);
+/* Writes the strip's sums (or means: sums / count) to out, out + out_step, ... */
+typedef void (*dlx_reduce_columns_finish_fn)(dlx_reduce_columns *c, char *out, ptrdiff_t out_step,
+                                             int64_t width, int64_t count);
+
 typedef struct dlx_reduce_kernel {
   dlx_reduce_run_fn run;
   dlx_reduce_finish_fn finish;
   dlx_dtype out; /* the output dtype it writes */
+  /* Column sums (sum and mean of floats; NULL otherwise). */
+  dlx_reduce_row_fn add_row;
+  dlx_reduce_columns_finish_fn finish_columns;
 } dlx_reduce_kernel;
 
 /* 0 and *out for a supported (op, dtype) pair; -1 otherwise (storage-only dtypes; min, max,
  * argmin and argmax of complex). */
 int dlx_cpu_reduce_kernel(dlx_reduce_op op, dlx_dtype src, dlx_reduce_kernel *out);
 void dlx_cpu_reduce_acc_init(dlx_reduce_acc *acc, dlx_reduce_op op);
+void dlx_cpu_reduce_columns_init(dlx_reduce_columns *c);
 
 #endif

@@ -114,3 +114,19 @@ bool dlx_strided_next(const dlx_strided *it, int64_t *index, int64_t *pos) {
   }
   return false;
 }
+
+void dlx_strided_seek(const dlx_strided *it, int64_t row, int64_t *index, int64_t *pos) {
+  for (int k = 0; k < it->nops; k++) pos[k] = it->offset[k];
+  index[it->ndim - 1] = 0;
+  for (int d = it->ndim - 2; d >= 0; d--) {
+    index[d] = row % it->shape[d];
+    row /= it->shape[d];
+    for (int k = 0; k < it->nops; k++) pos[k] += index[d] * it->strides[k][d];
+  }
+}
+
+int64_t dlx_strided_rows(const dlx_strided *it) {
+  int64_t rows = 1;
+  for (int d = 0; d < it->ndim - 1; d++) rows *= it->shape[d];
+  return rows;
+}

@@ -40,6 +40,13 @@ bool dlx_strided_init(dlx_strided *it, int ndim, const int64_t *shape, int nops,
  * pos (nops entries, starting at it->offset) follow. Returns false after the last step. */
 bool dlx_strided_next(const dlx_strided *it, int64_t *index, int64_t *pos);
 
+/* Sets index and pos to where dlx_strided_next would have them after `row` steps from the
+ * start (row < the product of the outer dims), so that a walk can begin at any row. */
+void dlx_strided_seek(const dlx_strided *it, int64_t row, int64_t *index, int64_t *pos);
+
+/* The number of dlx_strided_next steps plus one: the product of the outer dims. */
+int64_t dlx_strided_rows(const dlx_strided *it);
+
 static inline int64_t dlx_strided_inner_size(const dlx_strided *it) {
   return it->shape[it->ndim - 1];
 }

@@ -10,19 +10,9 @@
 #include "check.h"
 #include "core/core.h"
 #include "cpu/half.h"
+#include "cpu_test_util.h"
 
 #define NCOMPUTABLE (DLX_COMPLEX128 + 1)
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * UINT64_C(2685821657736338717);
-}
-
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1p-53; }
 
 /* ---- the reference: small binary formats by search over their (monotonic) bit patterns */
 
@@ -553,23 +543,6 @@ static void fill_source(dlx_dtype t, unsigned char *data, int64_t n) {
 }
 
 /* ---- tensors over the backend's memory */
-
-static dlx_buffer *new_buffer(size_t nbytes) {
-  dlx_error err;
-  dlx_buffer *b = calloc(1, sizeof *b);
-  atomic_init(&b->refs, 1);
-  b->data = dlx_cpu_backend.alloc(0, nbytes, &err);
-  b->nbytes = nbytes;
-  b->device = (DLDevice){kDLCPU, 0};
-  b->backend = &dlx_cpu_backend;
-  if (b->data != NULL) memset(b->data, 0xA5, nbytes);
-  return b;
-}
-
-static void free_buffer(dlx_buffer *b) {
-  dlx_cpu_backend.free(0, b->data, b->nbytes);
-  free(b);
-}
 
 static dlx_tensor view1(dlx_buffer *b, dlx_dtype t, int64_t n, int64_t stride, int64_t offset) {
   dlx_tensor v;

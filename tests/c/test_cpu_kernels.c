@@ -11,59 +11,11 @@
 #include "check.h"
 #include "core/core.h"
 #include "cpu/cpu.h"
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * UINT64_C(2685821657736338717);
-}
-
-static int64_t rnd_below(int64_t n) { return (int64_t)(rnd() % (uint64_t)n); }
+#include "cpu_test_util.h"
 
 static const unsigned char SENTINEL = 0xA5;
 
 /* ---- buffers and tensors over the backend's memory */
-
-static dlx_buffer *new_buffer(size_t nbytes) {
-  dlx_error err;
-  dlx_buffer *b = calloc(1, sizeof *b);
-  atomic_init(&b->refs, 1);
-  b->data = dlx_cpu_backend.alloc(0, nbytes, &err);
-  b->nbytes = nbytes;
-  b->device = (DLDevice){kDLCPU, 0};
-  b->backend = &dlx_cpu_backend;
-  memset(b->data, SENTINEL, nbytes);
-  return b;
-}
-
-static void free_buffer(dlx_buffer *b) {
-  dlx_cpu_backend.free(0, b->data, b->nbytes);
-  free(b);
-}
-
-static dlx_tensor make_tensor(dlx_buffer *b, dlx_dtype t, int ndim, const int64_t *shape,
-                              const int64_t *strides, int64_t offset) {
-  dlx_tensor v;
-  memset(&v, 0, sizeof v);
-  v.buffer = b;
-  v.dtype = t;
-  v.ndim = ndim;
-  v.offset = offset;
-  for (int d = 0; d < ndim; d++) {
-    v.shape[d] = shape[d];
-    v.strides[d] = strides[d];
-  }
-  return v;
-}
-
-static int64_t numel(int ndim, const int64_t *shape) {
-  int64_t n = 1;
-  for (int d = 0; d < ndim; d++) n *= shape[d];
-  return n;
-}
 
 /* Advances a row-major index; false after the last one. */
 static int next_index(int ndim, const int64_t *shape, int64_t *index) {

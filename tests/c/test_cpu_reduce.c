@@ -11,54 +11,11 @@
 #include "check.h"
 #include "core/core.h"
 #include "cpu/half.h"
+#include "cpu_test_util.h"
 
 #define NCOMPUTABLE (DLX_COMPLEX128 + 1)
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * UINT64_C(2685821657736338717);
-}
-
-static int64_t rnd_below(int64_t n) { return (int64_t)(rnd() % (uint64_t)n); }
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1p-53; }
-
 /* ---- buffers, tensors, layouts */
-
-static dlx_buffer *new_buffer(size_t nbytes) {
-  dlx_error err;
-  dlx_buffer *b = calloc(1, sizeof *b);
-  atomic_init(&b->refs, 1);
-  b->data = dlx_cpu_backend.alloc(0, nbytes, &err);
-  b->nbytes = nbytes;
-  b->device = (DLDevice){kDLCPU, 0};
-  b->backend = &dlx_cpu_backend;
-  memset(b->data, 0xA5, nbytes);
-  return b;
-}
-
-static void free_buffer(dlx_buffer *b) {
-  dlx_cpu_backend.free(0, b->data, b->nbytes);
-  free(b);
-}
-
-static dlx_tensor make_tensor(dlx_buffer *b, dlx_dtype t, int ndim, const int64_t *shape,
-                              const int64_t *strides, int64_t offset) {
-  dlx_tensor v;
-  memset(&v, 0, sizeof v);
-  v.buffer = b;
-  v.dtype = t;
-  v.ndim = ndim;
-  v.offset = offset;
-  for (int d = 0; d < ndim; d++) {
-    v.shape[d] = shape[d];
-    v.strides[d] = strides[d];
-  }
-  return v;
-}
 
 static void c_strides(int ndim, const int64_t *shape, int64_t *strides) {
   int64_t s = 1;
@@ -66,12 +23,6 @@ static void c_strides(int ndim, const int64_t *shape, int64_t *strides) {
     strides[d] = s;
     s *= shape[d] > 0 ? shape[d] : 1;
   }
-}
-
-static int64_t numel(int ndim, const int64_t *shape) {
-  int64_t n = 1;
-  for (int d = 0; d < ndim; d++) n *= shape[d];
-  return n;
 }
 
 /* kind 0: C-contiguous; 1: reversed; 2: random order, gaps, flips and broadcast dims.
