@@ -227,7 +227,7 @@ int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *
 static int check_reduce_dims(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                              dlx_error *err) {
   uint64_t all = src->ndim == 64 ? ~UINT64_C(0) : (UINT64_C(1) << src->ndim) - 1;
-  int64_t extent = 1, outputs = 1;
+  bool empty_extent = false, no_outputs = false; /* no products: other sizes may be huge */
   bool ordered = op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX || op == DLX_REDUCE_ARGMIN ||
                  op == DLX_REDUCE_ARGMAX;
   if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
@@ -236,12 +236,13 @@ static int check_reduce_dims(dlx_reduce_op op, const dlx_tensor *src, uint64_t d
     return dlx_fail(err, DLX_VALUE_ERROR, "%s takes one dim, or none for the flattened tensor",
                     reduce_name(op));
   for (int32_t d = 0; d < src->ndim; d++) {
+    if (src->shape[d] != 0) continue;
     if (dims & (UINT64_C(1) << d))
-      extent *= src->shape[d];
+      empty_extent = true;
     else
-      outputs *= src->shape[d];
+      no_outputs = true;
   }
-  if (ordered && extent == 0 && outputs > 0)
+  if (ordered && empty_extent && !no_outputs)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s of an empty extent: the reduction has no identity",
                     reduce_name(op));
   return 0;

@@ -9,11 +9,19 @@
 
 /* ---- queries */
 
+/* A zero size anywhere makes 0, even when the other sizes' product would overflow: an empty
+ * tensor's other sizes are not bounded by any memory (permute({0, 2^62, 2^62}) is legal). */
 int64_t dlx_tensor_numel(const dlx_tensor *t) {
   int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; d++)
+    if (t->shape[d] == 0) return 0;
   for (int32_t d = 0; d < t->ndim; d++) n *= t->shape[d];
   return n;
 }
+
+/* The product modulo 2^64, for strides of empty views: they address nothing, may hold any
+ * value, and must not make the arithmetic undefined. */
+static int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 
 bool dlx_tensor_is_contiguous(const dlx_tensor *t) {
   int64_t expected = 1;
@@ -58,6 +66,9 @@ int dlx_check_shape(const int64_t *shape, int32_t ndim, dlx_dtype dtype, dlx_err
                       (long long)shape[d], (int)d + 1);
   }
   for (int32_t d = 0; d < ndim; d++) {
+    if (shape[d] == 0) numel = 0; /* no elements, whatever the other sizes (as NumPy) */
+  }
+  for (int32_t d = 0; d < ndim && numel != 0; d++) {
     if (__builtin_mul_overflow(numel, shape[d], &numel)) numel = -1;
     if (numel < 0) break;
   }
@@ -72,7 +83,8 @@ void dlx_contiguous_strides(const int64_t *shape, int32_t ndim, int64_t *strides
   int64_t stride = 1;
   for (int32_t d = ndim - 1; d >= 0; d--) {
     strides[d] = stride;
-    stride *= shape[d] > 1 ? shape[d] : 1;
+    /* wraps only for an empty tensor, whose strides address nothing */
+    stride = wrapping_mul(stride, shape[d] > 1 ? shape[d] : 1);
   }
 }
 
@@ -230,9 +242,13 @@ int dlx_slice(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t first
   if (count > 0 && (first < 0 || first >= src->shape[dim]))
     return dlx_fail(err, DLX_VALUE_ERROR, "slice start out of range");
   dlx_tensor_share(out, src);
-  if (count > 0) out->offset += first * src->strides[dim];
   out->shape[dim] = count;
-  out->strides[dim] = src->strides[dim] * step;
+  /* The offset of a non-empty view stays within the extent the source was checked for; an
+   * empty view keeps its offset (an empty import's sizes and strides are unbounded). The
+   * stride only overflows where it never addresses anything: a dim of size 1 (a step past the
+   * end) or an empty view. */
+  if (dlx_tensor_numel(out) > 0) out->offset += first * src->strides[dim];
+  out->strides[dim] = wrapping_mul(src->strides[dim], step);
   return 0;
 }
 
@@ -242,7 +258,7 @@ int dlx_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, int64_t inde
     return dlx_fail(err, DLX_VALUE_ERROR, "index %lld out of range for a dim of size %lld",
                     (long long)index + 1, (long long)src->shape[dim]);
   dlx_tensor_share(out, src);
-  out->offset += index * src->strides[dim];
+  if (dlx_tensor_numel(src) > 0) out->offset += index * src->strides[dim]; /* see dlx_slice */
   out->ndim--;
   for (int32_t d = dim; d < out->ndim; d++) {
     out->shape[d] = src->shape[d + 1];
@@ -325,7 +341,7 @@ int dlx_expand(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int
 int dlx_flip(dlx_tensor *out, const dlx_tensor *src, int32_t dim, dlx_error *err) {
   if (dim < 0 || dim >= src->ndim) return dlx_fail(err, DLX_VALUE_ERROR, "flip dim out of range");
   dlx_tensor_share(out, src);
-  if (src->shape[dim] > 0) out->offset += (src->shape[dim] - 1) * src->strides[dim];
-  out->strides[dim] = -src->strides[dim];
+  if (dlx_tensor_numel(src) > 0) out->offset += (src->shape[dim] - 1) * src->strides[dim];
+  out->strides[dim] = wrapping_mul(src->strides[dim], -1); /* see dlx_slice */
   return 0;
 }

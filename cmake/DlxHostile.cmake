@@ -1,0 +1,48 @@
+# Hostile-input builds, each off by default and independent of DLX_SANITIZE: they compile the
+# library's sources again with their own instrumentation (.ci/hostile.sh turns them on).
+#   DLX_FUZZ  the libFuzzer import fuzzer tests/fuzz/fuzz_import.c (clang): -fsanitize=fuzzer,
+#             address,undefined; ctest "fuzz.corpus" replays the committed seed corpus.
+#   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c) built with ThreadSanitizer, as
+#             ctest "tsan.<name>".
+# The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
+# normal suite already (tests/CMakeLists.txt).
+option(DLX_FUZZ "Build the libFuzzer DLPack import fuzzer (needs clang)" OFF)
+option(DLX_TSAN "Build the threaded C tests with ThreadSanitizer" OFF)
+
+set(DLX_ALL_SOURCES ${DLX_CORE_SOURCES} ${DLX_CPU_SOURCES} ${DLX_LUA_SOURCES}
+                    ${DLX_EMBEDDED_LUA_SOURCE})
+
+# An executable of `sources` plus the whole library, compiled and linked with `flags`.
+function(dlx_instrumented_executable name flags)
+  add_executable(${name} ${ARGN} ${DLX_ALL_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
+                                             ${PROJECT_SOURCE_DIR}/tests/c ${LUA_INCLUDE_DIR})
+  # The library runs single-threaded here: OpenMP pragmas are ignored (and not warned about).
+  target_compile_options(${name} PRIVATE ${DLX_WARNINGS} -Wno-unknown-pragmas ${flags}
+                                         -fno-omit-frame-pointer)
+  target_link_options(${name} PRIVATE ${flags})
+  target_link_libraries(${name} PRIVATE ${LUA_LIBRARY} ${MATH_LIBRARY})
+endfunction()
+
+if(DLX_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "DLX_FUZZ needs clang (libFuzzer): configure with CC=clang")
+  endif()
+  dlx_instrumented_executable(fuzz_import "-fsanitize=fuzzer,address,undefined;-fno-sanitize-recover=all"
+                              ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_import.c)
+  # Every seed of the committed corpus once: a quick regression run inside ctest.
+  add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
+  set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
+                       "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
+endif()
+
+if(DLX_TSAN)
+  file(GLOB DLX_THREAD_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/c/test_threads*.c)
+  foreach(test_source ${DLX_THREAD_TESTS})
+    get_filename_component(test_name ${test_source} NAME_WE)
+    dlx_instrumented_executable(${test_name}_tsan "-fsanitize=thread" ${test_source})
+    add_test(NAME tsan.${test_name} COMMAND ${test_name}_tsan)
+    set_tests_properties(tsan.${test_name} PROPERTIES ENVIRONMENT
+                         "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+  endforeach()
+endif()
