@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# CI step for the interop tests (tests/interop, cmake/DlxInterop.cmake), called by .ci/run before
+# scripts/test: installs the peers (Debian 12's Python 3.11 with NumPy 1.24 and PyTorch 1.13,
+# libtorch-dev and g++ for the C++ host) and makes the NumPy 2 virtual environment with pip,
+# where the interop.python.numpy2 test looks for it (build/.venv-numpy2). Runs as root.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+printf '\n==== %s ====\n' "interop peers (.ci/interop.sh: apt-get, pip in build/.venv-numpy2)"
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends \
+  python3 python3-numpy python3-torch python3-pytest python3-venv python3-pip libtorch-dev g++
+/usr/bin/python3 -c 'import sys, numpy, torch
+print("Python", sys.version.split()[0], "NumPy", numpy.__version__, "PyTorch", torch.__version__)'
+g++ --version | head -n1
+mkdir -p build
+tests/interop/make_numpy2_venv.sh /usr/bin/python3 build/.venv-numpy2

@@ -1,0 +1,365 @@
+"""NumPy <-> Lua through dlx_host, both directions, zero-copy.
+
+Runs with Debian's NumPy 1.24 (/usr/bin/python3: legacy capsules only, no bool, no read-only
+export) and with NumPy 2.x from pip in a virtual environment (versioned capsules, read-only
+flag, copy and dl_device keywords). The expectations that differ say which NumPy they are for.
+"""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import (FLIPPED, IMPORT_AND_DESCRIBE, LAYOUTS, allocated, collect, lua_view,
+                      rss_bytes)
+import dlx_host
+
+NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+CAPSULE = "dltensor_versioned" if NUMPY2 else "dltensor"
+
+# Every dtype NumPy has that DLPack can carry (NumPy has no bfloat16).
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+
+def writable_broadcast(b):
+    # np.broadcast_to is read-only, which NumPy 1.x refuses to export: as_strided can say
+    # writeable, which is what a stride-0 dim needs to reach NumPy 1.x.
+    return np.lib.stride_tricks.as_strided(b.reshape(1, 4), (3, 4), (0, b.itemsize))
+
+
+NUMPY_VIEWS = {
+    "contiguous": lambda b: b,
+    "zero_d": lambda b: b[2:3].reshape(()),  # a 0-d view at an offset (b[2] would be a copy)
+    "zero_size": lambda b: b[1:1],
+    "one_element": lambda b: b[4:5],
+    "large": lambda b: b,
+    "transposed": lambda b: b.transpose(2, 1, 0),
+    "sliced_steps": lambda b: b[1::2, ::3],
+    "broadcast": writable_broadcast,
+    "offset_subview": lambda b: b.reshape(-1)[5:15],
+    "flipped": lambda b: b[::-1, ::-1],
+}
+ALL_LAYOUTS = dict(LAYOUTS, flipped=FLIPPED)
+
+
+def numpy_view(dtype, layout_name):
+    shape = ALL_LAYOUTS[layout_name][0]
+    with np.errstate(over="ignore"):  # float16 has no room for 2**20 values: inf, as in dlx
+        base = np.arange(int(np.prod(shape))).astype(dtype).reshape(shape)
+    return NUMPY_VIEWS[layout_name](base)
+
+
+def element_strides(a):
+    return [s // a.itemsize for s in a.strides]
+
+
+# ---- NumPy -> Lua ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", sorted(ALL_LAYOUTS))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_numpy_to_lua(lua, dtype, layout):
+    a = numpy_view(dtype, layout)
+    if dtype == "bool" and not NUMPY2:
+        with pytest.raises(BufferError):  # NumPy 1.x cannot export bool
+            lua.eval(IMPORT_AND_DESCRIBE, a)
+        return
+    name, flags, lua_dtype, shape, strides, readonly, copy = lua.eval(IMPORT_AND_DESCRIBE, a)
+    assert name == CAPSULE
+    assert flags == (0 if NUMPY2 else None)
+    assert lua_dtype == dtype and readonly is False
+    assert tuple(shape or ()) == a.shape
+    if a.size > 0:  # (the strides of an empty array are anyone's; NumPy 2 sends zeros)
+        assert list(strides or []) == element_strides(a)  # the true strides, not normalised
+    assert np.array_equal(np.from_dlpack(copy), a)
+
+
+def test_numpy_negative_and_zero_strides_reach_lua_as_they_are(lua):
+    flipped = np.arange(12.0).reshape(3, 4)[::-1, ::-2]
+    assert lua.eval("return dlx.from_dlpack(...).strides", flipped) == [-4, -2]
+    broadcast = writable_broadcast(np.arange(4.0))
+    assert lua.eval("return dlx.from_dlpack(...).strides", broadcast) == [0, 1]
+
+
+def test_lua_writes_into_numpy_memory(lua):
+    a = np.zeros((3, 4), dtype=np.float32)
+    lua.eval("dlx.from_dlpack(...):select(1, 2):fill_(5)", a[:, ::-1])  # a flipped view
+    assert a[1].tolist() == [5, 5, 5, 5] and a[0].sum() == 0 and a[2].sum() == 0
+
+
+def test_numpy_writes_seen_by_lua(lua):
+    a = np.zeros(4)
+    lua.eval("kept = dlx.from_dlpack(...)", a)
+    a[2] = 7
+    assert lua.eval("return kept:totable()") == [0, 0, 7, 0]
+
+
+def test_readonly_numpy_array(lua):
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    if not NUMPY2:
+        with pytest.raises(BufferError):  # NumPy 1.x cannot signal read-only: it refuses
+            lua.eval("return dlx.from_dlpack(...)", a)
+        return
+    flags, readonly = lua.eval("local c = ...; local f = c.flags\n"
+                               "kept = dlx.from_dlpack(c); return f, kept.readonly", a)
+    assert flags & dlx_host.DLPACK_FLAG_READ_ONLY and readonly is True
+    with pytest.raises(ValueError, match="ValueError: .*read-only"):
+        lua.eval("kept:fill_(1)")
+    assert a.tolist() == [0, 1, 2, 3]
+    # and back: still read-only for NumPy; a legacy capsule cannot say so, so dlx refuses one
+    back = np.from_dlpack(lua.eval("return kept"))
+    assert not back.flags.writeable and np.shares_memory(back, a)
+    with pytest.raises(BufferError):
+        lua.eval("return kept").__dlpack__()
+
+
+def test_readonly_broadcast_numpy_array(lua):
+    a = np.broadcast_to(np.arange(3.0), (2, 3))  # NumPy makes these read-only
+    if not NUMPY2:
+        with pytest.raises(BufferError):
+            lua.eval("return dlx.from_dlpack(...)", a)
+        return
+    assert lua.eval("local t = dlx.from_dlpack(...); return t.readonly, t.strides", a) == \
+        (True, [0, 1])
+
+
+@pytest.mark.skipif(not NUMPY2, reason="NumPy 1.x's __dlpack__ takes no copy or dl_device")
+def test_numpy2_producer_keywords(lua):
+    # Raw capsules from NumPy 2's __dlpack__ with the array API's keywords go to Lua as they are.
+    a = np.zeros(3)
+    copied = a.__dlpack__(max_version=(1, 3), copy=True, dl_device=(1, 0))
+    flags = lua.eval("local c = ...; local f = c.flags; dlx.from_dlpack(c):fill_(1); return f",
+                     copied)
+    assert flags & dlx_host.DLPACK_FLAG_IS_COPIED and a.tolist() == [0, 0, 0]
+    shared = a.__dlpack__(max_version=(1, 3), copy=False, dl_device=(1, 0))
+    assert lua.eval("local c = ...; local f = c.flags; dlx.from_dlpack(c):fill_(2); return f",
+                    shared) == 0
+    assert a.tolist() == [2, 2, 2]
+    with pytest.raises(BufferError):
+        a.__dlpack__(max_version=(1, 3), dl_device=(2, 0))  # NumPy cannot reach CUDA either
+
+
+def test_numpy1_producer_has_no_keywords():
+    # The host's fallback: NumPy 1.x's __dlpack__ raises TypeError for max_version.
+    if NUMPY2:
+        assert np.arange(2).__dlpack__(max_version=(1, 0)) is not None
+    else:
+        with pytest.raises(TypeError):
+            np.arange(2).__dlpack__(max_version=(1, 0))
+
+
+def test_lua_can_ask_for_a_copy(lua):
+    a = np.zeros(3)
+    lua.eval("dlx.from_dlpack(..., {copy = true}):fill_(1)", a)
+    assert a.tolist() == [0, 0, 0]
+
+
+# ---- Lua -> NumPy ----------------------------------------------------------------------------
+
+LUA_DTYPES_NUMPY_READS = [d for d in DTYPES if NUMPY2 or d != "bool"]
+
+
+@pytest.mark.parametrize("layout", sorted(ALL_LAYOUTS))
+@pytest.mark.parametrize("dtype", LUA_DTYPES_NUMPY_READS)
+def test_lua_to_numpy(lua, dtype, layout):
+    expected = numpy_view(dtype, layout)
+    got = np.from_dlpack(lua_view(lua, dtype, ALL_LAYOUTS[layout]))
+    assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
+    if got.size > 0:
+        assert got.strides == expected.strides  # the view itself, not a copy
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("dtype", ["bfloat16"] + ([] if NUMPY2 else ["bool"]))
+def test_numpy_cannot_import(lua, dtype):
+    # NumPy refuses the dtype. It drops the capsule with its error set, which a destructor made
+    # with ctypes cannot preserve (see dlx_host): NumPy then raises SystemError. The deleter runs.
+    before = allocated(lua)
+    t = lua.eval("return dlx.ones({3}, {dtype = ...})", dtype)
+    with pytest.raises((RuntimeError, BufferError, SystemError)):
+        np.from_dlpack(t)
+    del t
+    collect(lua)
+    assert allocated(lua) == before
+
+
+def test_lua_writes_seen_by_numpy(lua):
+    t = lua.eval("kept = dlx.zeros({2, 3}); return kept:transpose(1, 2)")
+    a = np.from_dlpack(t)
+    lua.eval("kept:select(1, 2):fill_(4)")
+    assert a.tolist() == [[0, 4], [0, 4], [0, 4]]
+    if NUMPY2:  # NumPy 1.x imports every legacy capsule read-only
+        a[0, 0] = 9
+        assert lua.eval("return kept:totable()") == [[9, 0, 0], [4, 4, 4]]
+    else:
+        assert not a.flags.writeable
+
+
+def test_numpy_array_outlives_the_lua_state():
+    # dlx's deleter needs no Lua state: the memory stays valid after close, and is freed later.
+    state = dlx_host.LuaState()
+    a = np.from_dlpack(state.eval('return require("dlx").arange(5):slice(1, 2)'))
+    state.close()
+    assert a.tolist() == [1, 2, 3, 4]
+    del a
+    gc.collect()
+
+
+# ---- The Python protocol of LuaTensor (keywords) -------------------------------------------
+
+
+def test_dlpack_device(lua):
+    assert lua.eval("return dlx.zeros(2)").__dlpack_device__() == (1, 0)
+
+
+def test_max_version_picks_the_capsule_kind(lua):
+    t = lua.eval("return dlx.zeros(2)")
+    assert dlx_host.describe_capsule(t.__dlpack__())["name"] == "dltensor"
+    assert dlx_host.describe_capsule(t.__dlpack__(max_version=(0, 8)))["name"] == "dltensor"
+    versioned = dlx_host.describe_capsule(t.__dlpack__(max_version=(1, 0)))
+    assert versioned["name"] == "dltensor_versioned" and versioned["version"] == (1, 3)
+    with pytest.raises(TypeError):
+        t.__dlpack__(max_version="1.0")
+
+
+def test_copy_keyword(lua):
+    t = lua.eval("kept = dlx.zeros(3); return kept")
+    copied = dlx_host.describe_capsule(t.__dlpack__(max_version=(1, 3), copy=True))
+    assert copied["flags"] & dlx_host.DLPACK_FLAG_IS_COPIED
+    shared = dlx_host.describe_capsule(t.__dlpack__(max_version=(1, 3), copy=False))
+    assert shared["flags"] == 0
+    if NUMPY2:
+        independent, same = np.from_dlpack(t, copy=True), np.from_dlpack(t, copy=False)
+        lua.eval("kept:fill_(2)")
+        assert independent.tolist() == [0, 0, 0] and same.tolist() == [2, 2, 2]
+
+
+def test_dl_device_keyword(lua):
+    t = lua.eval("return dlx.zeros(3)")
+    assert dlx_host.describe_capsule(t.__dlpack__(dl_device=(1, 0)))["device"] == (1, 0)
+    with pytest.raises(BufferError):
+        t.__dlpack__(max_version=(1, 3), dl_device=(2, 0))  # no CUDA in this dlx
+    if NUMPY2:
+        assert np.from_dlpack(t, device="cpu").tolist() == [0, 0, 0]
+
+
+def test_stream_keyword(lua):
+    t = lua.eval("return dlx.zeros(3)")
+    assert t.__dlpack__(stream=None) is not None
+    with pytest.raises(ValueError):  # CPU tensors take no stream
+        t.__dlpack__(stream=1)
+
+
+def test_byte_offset_is_folded_into_data(lua):
+    # dlx exports a view as buffer + byte_offset; the host hands PyCapsules with the offset in
+    # the data pointer, which PyTorch 1.x also reads right.
+    base, view = lua.eval("kept = dlx.arange(8); return kept, kept:slice(1, 3)")
+    base_info = dlx_host.describe_capsule(base.__dlpack__())
+    view_info = dlx_host.describe_capsule(view.__dlpack__(max_version=(1, 3)))
+    assert view_info["byte_offset"] == 0 and view_info["shape"] == (6,)
+    assert view_info["data"] == base_info["data"] + 2 * 8
+
+
+# ---- Lifetimes: every deleter once, capsules consumed once, nothing leaked ------------------
+
+
+def test_numpy_deleter_runs_once_when_lua_closes_the_tensor(lua, deletes):
+    view = deletes.watch(np.arange(10.0)[2:])
+    lua.eval("local t = dlx.from_dlpack(...); assert(t:sum():item() == 44); t:close()", view)
+    del view
+    gc.collect()
+    assert deletes.freed == 1
+    collect(lua)
+    assert deletes.freed == 1
+
+
+def test_numpy_deleter_runs_for_an_unconsumed_capsule(lua, deletes):
+    view = deletes.watch(np.arange(4.0)[1:])
+    lua.eval("kept = ...", view)  # never imported
+    del view
+    collect(lua)
+    assert deletes.freed == 0  # the capsule still holds it
+    lua.eval("kept = nil")
+    collect(lua)
+    assert deletes.freed == 1
+
+
+def test_numpy_deleter_runs_at_lua_close(deletes):
+    state = dlx_host.LuaState()
+    view = deletes.watch(np.arange(4.0)[1:])
+    state.eval('kept = require("dlx").from_dlpack(...)', view)
+    del view
+    gc.collect()
+    assert deletes.freed == 0
+    state.close()
+    assert deletes.freed == 1
+
+
+def test_numpy_refcount_comes_back(lua):
+    a = np.arange(6.0)
+    before = sys.getrefcount(a)
+    lua.eval("kept = dlx.from_dlpack(...)", a)
+    assert sys.getrefcount(a) == before + 1  # the export holds the array
+    lua.eval("kept:close(); kept = nil")
+    assert sys.getrefcount(a) == before
+
+
+def test_a_capsule_is_consumed_once(lua):
+    capsule = np.arange(3.0).__dlpack__()
+    assert lua.eval("return dlx.from_dlpack(...):sum():item()", capsule) == 3
+    with pytest.raises(ValueError, match="consumed"):
+        lua.eval("return dlx.from_dlpack(...)", capsule)
+
+
+def test_a_lua_capsule_is_consumed_once_by_numpy(lua):
+    class SameCapsule:  # hands out one capsule every time
+        def __init__(self, capsule):
+            self.capsule = capsule
+
+        def __dlpack__(self, **kwargs):
+            return self.capsule
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    once = SameCapsule(lua.eval("return dlx.ones(2)").__dlpack__())
+    assert np.from_dlpack(once).tolist() == [1, 1]
+    with pytest.raises(ValueError):
+        np.from_dlpack(once)
+
+
+def test_lua_exports_are_freed(lua):
+    before = allocated(lua)
+    t = lua.eval("return dlx.ones({100, 100})")
+    a = np.from_dlpack(t)
+    unconsumed = t.__dlpack__(max_version=(1, 3))
+    del t
+    collect(lua)
+    assert allocated(lua) > before  # a and the capsule hold the buffer
+    del a, unconsumed
+    collect(lua)
+    assert allocated(lua) == before
+
+
+def test_thousands_of_round_trips_leak_nothing(lua):
+    code = ("local t = dlx.from_dlpack(...); local s = t:sum(1)\n"
+            "return t:transpose(1, 2), s")
+
+    def trips(count):
+        for i in range(count):
+            a = np.full((16, 16), float(i))
+            t, s = lua.eval(code, a)
+            back, sums = np.from_dlpack(t), np.from_dlpack(s)
+            assert back[0, 0] == i and sums[0] == 16 * i
+
+    trips(500)  # warm up the allocators
+    collect(lua)
+    allocated_before, rss_before = allocated(lua), rss_bytes()
+    trips(3000)
+    collect(lua)
+    assert allocated(lua) == allocated_before
+    assert rss_bytes() - rss_before < 8 << 20
