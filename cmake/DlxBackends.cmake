@@ -1,24 +1,22 @@
-# DLX_CUDA and DLX_LEVEL_ZERO: AUTO | ON | OFF (empty means AUTO, which is what the rockspec
-# passes when the user sets nothing).
-#
-# dlx 0.1 runs on the CPU only. The options exist now so that build scripts, the rockspec and
-# users' command lines keep working when the backends arrive: AUTO (build the backend when its
-# SDK is found) and OFF change nothing yet, ON stops with a clear message. The device registry in
-# src/core/device.c is where a built backend will register.
-foreach(backend IN ITEMS CUDA LEVEL_ZERO)
-  set(DLX_${backend} AUTO CACHE STRING "Build the ${backend} backend: AUTO, ON or OFF")
-  set_property(CACHE DLX_${backend} PROPERTY STRINGS AUTO ON OFF)
-  string(TOUPPER "${DLX_${backend}}" value)
-  if(value STREQUAL "")
-    set(value AUTO)
-  endif()
-  if(value MATCHES "^(ON|TRUE|YES|Y|1)$")
-    message(FATAL_ERROR
-      "DLX_${backend}=${DLX_${backend}}: the ${backend} backend is not built in dlx "
-      "${PROJECT_VERSION}, which runs on the CPU only. Use DLX_${backend}=AUTO or OFF.")
-  elseif(NOT value MATCHES "^(AUTO|OFF|FALSE|NO|N|0)$")
-    message(FATAL_ERROR "DLX_${backend} must be AUTO, ON or OFF (got '${DLX_${backend}}')")
-  endif()
-  message(STATUS "dlx: ${backend} backend: not built (DLX_${backend}=${value}; "
-                 "dlx ${PROJECT_VERSION} is CPU-only)")
-endforeach()
+# DLX_CUDA: AUTO | ON | OFF (empty means AUTO, which is what the rockspec passes when the user
+# sets nothing). The value is checked here, before any target exists; cmake/DlxCuda.cmake,
+# included from the root once the targets exist, builds the backend: AUTO builds it when the
+# CUDA toolkit (nvcc) is found, ON requires it, OFF skips it.
+# DLX_LEVEL_ZERO: cmake/DlxLevelZero.cmake, included from the root once the targets exist.
+# The environment variable DLX_CUDA gives the default (CI builds CUDA once, in its own step).
+if(DEFINED ENV{DLX_CUDA})
+  set(DLX_CUDA $ENV{DLX_CUDA} CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
+else()
+  set(DLX_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO, ON or OFF")
+endif()
+set_property(CACHE DLX_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${DLX_CUDA}" DLX_CUDA_MODE)
+if(DLX_CUDA_MODE STREQUAL "")
+  set(DLX_CUDA_MODE AUTO)
+elseif(DLX_CUDA_MODE MATCHES "^(ON|TRUE|YES|Y|1)$")
+  set(DLX_CUDA_MODE ON)
+elseif(DLX_CUDA_MODE MATCHES "^(OFF|FALSE|NO|N|0)$")
+  set(DLX_CUDA_MODE OFF)
+elseif(NOT DLX_CUDA_MODE STREQUAL "AUTO")
+  message(FATAL_ERROR "DLX_CUDA must be AUTO, ON or OFF (got '${DLX_CUDA}')")
+endif()

@@ -43,13 +43,15 @@ end
 -- Asks x for a capsule.
 -- A producer may accept the keywords and still ignore copy: only IS_COPIED proves a copy.
 local function request_capsule(x, method, target, copy)
-  local dev_type = x:__dlpack_device()
+  local dev_type, dev_id = x:__dlpack_device()
   if target == nil and not device_type_available(dev_type) then
     error(string.format("BufferError: from_dlpack: the producer's device type %s is not "
       .. "supported by dlx", tostring(dev_type)), 4) -- level 4: from_dlpack's caller
   end
   local kwargs = { max_version = { DLX_MAX_VERSION[1], DLX_MAX_VERSION[2] }, copy = copy }
   if target then kwargs.dl_device = { target.dltype, target.id } end
+  -- on a device with streams, the producer orders its work before our current stream there
+  if target == nil then kwargs.stream = core.dlpack_stream(dev_type, dev_id) end
   local ok, capsule = pcall(method, x, kwargs)
   if ok then return capsule end
   if not has_class(capsule, "TypeError") then error(capsule, 0) end

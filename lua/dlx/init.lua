@@ -6,6 +6,7 @@ local core = require "dlx.core"
 local device = require "dlx.device"
 local dlpack = require "dlx.dlpack"
 local print_module = require "dlx.print"
+local cuda = require "dlx.cuda"
 
 local dlx = {
   version = core.version,
@@ -20,6 +21,12 @@ local dlx = {
   is_capsule = core.is_capsule,
   is_tensor = core.is_tensor,
   memory_allocated = core.memory_allocated,
+  -- streams of GPU devices: dlx.stream(device[, handle]), dlx.current_stream(device),
+  -- dlx.with_stream(s, fn, ...) runs fn with s current (also s:use(fn, ...))
+  stream = core.stream,
+  current_stream = core.current_stream,
+  with_stream = function(s, fn, ...) return s:use(fn, ...) end,
+  cuda = cuda,
   Tensor = core.Tensor,
 }
 

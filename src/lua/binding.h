@@ -17,6 +17,7 @@
 #define DLXL_TENSOR "dlx.Tensor"
 #define DLXL_DEVICE "dlx.Device"
 #define DLXL_CAPSULE "dlx.Capsule"
+#define DLXL_STREAM "dlx.Stream"
 #define DLXL_METHODS "dlx.Tensor.methods" /* registry key of the Tensor method table */
 
 #if defined(__GNUC__)
@@ -97,6 +98,12 @@ void dlxl_delete_managed(void *ptr, bool versioned);
 /* Consumes the capsule and pushes the imported tensor. */
 dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *capsule);
 extern const luaL_Reg dlxl_capsule_funcs[];
+
+/* ---- stream.c: streams of devices whose backend has them (dlx.stream, dlx.current_stream) */
+void dlxl_open_stream(lua_State *L);
+/* The DLPack stream value of the dlx.Stream at idx; false when the value is not a stream. */
+bool dlxl_tostreamvalue(lua_State *L, int idx, int64_t *value);
+extern const luaL_Reg dlxl_stream_funcs[];
 
 /* ---- the other function and method tables */
 extern const luaL_Reg dlxl_create_funcs[];   /* create.c */

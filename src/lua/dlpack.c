@@ -53,11 +53,20 @@ static void read_copy(lua_State *L, int idx, dlx_export_options *opts) {
   opts->copy = lua_toboolean(L, idx) ? DLX_COPY_ALWAYS : DLX_COPY_NEVER;
 }
 
-/* An integer, passed on to the core (which refuses any stream for CPU memory). Another value
- * is a ValueError for CPU memory, like any stream, and a TypeError for devices with streams. */
+/* A dlx.Stream, or an integer, passed on to the core (which refuses any stream for CPU memory).
+ * Another value is a ValueError for CPU memory, like any stream, and a TypeError for devices with
+ * streams. */
 static void read_stream(lua_State *L, int idx, DLDevice target, dlx_export_options *opts) {
   char name[48];
   if (lua_isnil(L, idx)) return;
+  if (dlxl_tostreamvalue(L, idx, &opts->stream)) { /* a dlx.Stream names its stream value */
+    opts->has_stream = true;
+    if (dlx_device_type_is_host_like(target.device_type))
+      dlxl_error(L, DLX_VALUE_ERROR,
+                 "stream must be nil for a %s export: CPU memory has no streams",
+                 dlx_device_format(target, name, sizeof name));
+    return;
+  }
   if (!lua_isinteger(L, idx) && dlx_device_type_is_host_like(target.device_type))
     dlxl_error(L, DLX_VALUE_ERROR,
                "stream must be nil for a %s export (got %s): CPU memory has "

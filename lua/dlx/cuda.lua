@@ -1,0 +1,58 @@
+--- dlx.cuda: the CUDA backend's extras (dlx.cuda.*). Loads in every build: where dlx was built
+-- without CUDA, or finds no GPU, is_available() is false and the functions that need a device
+-- raise a DeviceError naming what is missing.
+local core = require "dlx.core"
+
+local M = {}
+
+--- True when the CUDA backend is compiled into this dlx (it may still find no GPU).
+function M.is_built()
+  return core.cuda_built
+end
+
+--- The number of CUDA devices found (0 without a driver or a GPU).
+function M.device_count()
+  local n = 0
+  for _, dev in ipairs(core.devices()) do
+    if dev.type == "cuda" then n = n + 1 end
+  end
+  return n
+end
+
+function M.is_available()
+  return M.device_count() > 0
+end
+
+--- The CUDA device current on this thread (an id, such as 0), or nil without devices. dlx
+-- makes each tensor's device current around its work and restores this one afterwards.
+function M.current_device()
+  return core.cuda_current_device()
+end
+
+--- Gives the blocks held by the caching allocator back to CUDA (all devices).
+function M.empty_cache()
+  core.cuda_empty_cache()
+end
+
+--- Bytes of device memory held by tensors on device (default cuda:0).
+function M.memory_allocated(device)
+  return core.memory_allocated(core.device(device or "cuda:0"))
+end
+
+--- Bytes held in the caching allocator's pool on device (default cuda:0), ready for reuse.
+function M.memory_cached(device)
+  return core.cuda_memory_cached(core.device(device or "cuda:0"))
+end
+
+--- Waits until the work queued on the current stream of device (default cuda:0) is done.
+function M.synchronize(device)
+  core.current_stream(device or "cuda:0"):synchronize()
+end
+
+--- Queues a kernel spinning for about `cycles` GPU clock cycles on the current stream of
+-- device (default cuda:0): work queued after it is visibly still pending, for ordering tests.
+function M.busy_wait(cycles, device)
+  core.cuda_busy_wait(cycles, device or "cuda:0")
+end
+
+return M

@@ -1,0 +1,384 @@
+// copy_kernels.cu -- strided copies, the tiled transpose, casts and fills on the GPU.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+namespace {
+
+const int kThreads = 256;
+
+// Grid-stride loops: enough blocks to fill any GPU, never more than the hardware takes.
+unsigned blocks_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return (unsigned)(blocks < (1 << 20) ? (blocks > 0 ? blocks : 1) : (1 << 20));
+}
+
+struct Offsets {
+  int64_t dst, src;
+};
+
+__device__ Offsets offsets_of(const dlx_cuda_layout &l, int64_t i) {
+  Offsets o = {0, 0};
+  for (int d = l.ndim - 1; d >= 0; d--) {
+    int64_t n = l.shape[d], k = i % n;
+    i /= n;
+    o.dst += k * l.dst_strides[d];
+    o.src += k * l.src_strides[d];
+  }
+  return o;
+}
+
+// 16-byte elements (complex128) need only 8-byte alignment.
+struct Bytes16 {
+  unsigned long long lo, hi;
+};
+
+
+template <typename U>
+__global__ void strided_copy_kernel(U *dst, const U *src, const __grid_constant__ dlx_cuda_layout l,
+                                    int64_t numel) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < numel;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Offsets o = offsets_of(l, i);
+    dst[o.dst] = src[o.src];
+  }
+}
+
+template <typename U>
+cudaError_t launch_strided(void *dst, const void *src, const dlx_cuda_layout *l, int64_t numel,
+                           cudaStream_t s) {
+  strided_copy_kernel<U><<<blocks_for(numel), kThreads, 0, s>>>((U *)dst, (const U *)src, *l, numel);
+  return cudaGetLastError();
+}
+
+// ---- the tiled transpose
+
+// V elements of U in one aligned access (16 bytes for the common element sizes).
+template <typename U, int V> struct alignas(sizeof(U) * V) Vec {
+  U v[V];
+};
+
+// The offsets of batch index b over every dim but c and a = ndim - 1.
+__device__ Offsets batch_offsets(const dlx_cuda_layout &l, int c, int64_t b) {
+  Offsets o = {0, 0};
+  for (int d = l.ndim - 2; d >= 0; d--) {
+    if (d == c) continue;
+    int64_t n = l.shape[d], k = b % n;
+    b /= n;
+    o.dst += k * l.dst_strides[d];
+    o.src += k * l.src_strides[d];
+  }
+  return o;
+}
+
+// One block moves a T x T tile: it reads T rows of src along c (src's contiguous dim), V
+// elements a thread, into shared memory, then writes T rows of dst along a (dst's contiguous
+// dim). The tile's rows are padded by one element so that the column walk of the second phase
+// spreads over the banks instead of hitting one. Blocks are (T / V) x 8 threads.
+template <typename U, int T, int V>
+__global__ void transpose_kernel(U *dst, const U *src, const __grid_constant__ dlx_cuda_layout l,
+                                 int c, int64_t batch) {
+  __shared__ U tile[T][T + 1];
+  const int a = l.ndim - 1;
+  const int64_t n_a = l.shape[a], n_c = l.shape[c];
+  const int64_t src_a = l.src_strides[a], dst_c = l.dst_strides[c];
+  const int64_t c0 = (int64_t)blockIdx.x * T;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
+    Offsets base = batch_offsets(l, c, b);
+    for (int64_t a0 = (int64_t)blockIdx.y * T; a0 < n_a; a0 += (int64_t)gridDim.y * T) {
+      for (int r = ty; r < T; r += 8) {
+        int64_t ai = a0 + r, ci = c0 + tx * V;
+        if (ai >= n_a) break;
+        const U *row = src + base.src + ai * src_a;
+        if (V > 1 && ci + V <= n_c) {
+          Vec<U, V> v = *(const Vec<U, V> *)(row + ci);
+          for (int k = 0; k < V; k++) tile[r][tx * V + k] = v.v[k];
+        } else {
+          for (int k = 0; k < V && ci + k < n_c; k++) tile[r][tx * V + k] = row[ci + k];
+        }
+      }
+      __syncthreads();
+      for (int r = ty; r < T; r += 8) {
+        int64_t ci = c0 + r, ai = a0 + tx * V;
+        if (ci >= n_c) break;
+        U *row = dst + base.dst + ci * dst_c;
+        if (V > 1 && ai + V <= n_a) {
+          Vec<U, V> v;
+          for (int k = 0; k < V; k++) v.v[k] = tile[tx * V + k][r];
+          *(Vec<U, V> *)(row + ai) = v;
+        } else {
+          for (int k = 0; k < V && ai + k < n_a; k++) row[ai + k] = tile[tx * V + k][r];
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+bool aligned(const void *p, int bytes) { return ((uintptr_t)p % (uintptr_t)bytes) == 0; }
+
+// Vector accesses need every row start aligned: the bases, and every stride but the
+// contiguous one of each side, must be multiples of V elements.
+bool vector_ok(const void *dst, const void *src, const dlx_cuda_layout *l, int c, int elem_size,
+               int V) {
+  const int a = l->ndim - 1;
+  if (!aligned(dst, elem_size * V) || !aligned(src, elem_size * V)) return false;
+  for (int d = 0; d < l->ndim; d++) {
+    if (d != c && l->src_strides[d] % V != 0) return false;
+    if (d != a && l->dst_strides[d] % V != 0) return false;
+  }
+  return true;
+}
+
+template <typename U, int T, int V>
+cudaError_t launch_transpose(void *dst, const void *src, const dlx_cuda_layout *l, int c,
+                             cudaStream_t s) {
+  int64_t batch = 1;
+  for (int d = 0; d < l->ndim - 1; d++)
+    if (d != c) batch *= l->shape[d];
+  int64_t tiles_c = (l->shape[c] + T - 1) / T, tiles_a = (l->shape[l->ndim - 1] + T - 1) / T;
+  if (tiles_c > 0x7fffffff) return cudaErrorInvalidValue;
+  dim3 grid((unsigned)tiles_c, (unsigned)(tiles_a < 65535 ? tiles_a : 65535),
+            (unsigned)(batch < 65535 ? batch : 65535));
+  dim3 block(T / V, 8);
+  transpose_kernel<U, T, V><<<grid, block, 0, s>>>((U *)dst, (const U *)src, *l, c, batch);
+  return cudaGetLastError();
+}
+
+template <typename U, int T, int V>
+cudaError_t transpose_sized(void *dst, const void *src, const dlx_cuda_layout *l, int c,
+                            int elem_size, cudaStream_t s) {
+  if (vector_ok(dst, src, l, c, elem_size, V)) return launch_transpose<U, T, V>(dst, src, l, c, s);
+  return launch_transpose<U, 32, 1>(dst, src, l, c, s);
+}
+
+// ---- casts: every element goes through a Value of its kind, with backend.h's rules
+
+enum Kind { kBool, kInt, kUint, kFloat, kComplex };
+
+struct Value {
+  Kind kind;
+  long long i;
+  unsigned long long u;
+  double re, im;
+};
+
+template <typename T> __device__ T read(const char *p) { return *(const T *)p; }
+
+__device__ Value load_value(const char *p, int dtype) {
+  Value v = {kInt, 0, 0, 0.0, 0.0};
+  switch (dtype) {
+  case DLX_CUDA_BOOL: v.kind = kBool; v.i = read<unsigned char>(p) != 0; break;
+  case DLX_CUDA_INT8: v.i = read<signed char>(p); break;
+  case DLX_CUDA_INT16: v.i = read<short>(p); break;
+  case DLX_CUDA_INT32: v.i = read<int>(p); break;
+  case DLX_CUDA_INT64: v.i = read<long long>(p); break;
+  case DLX_CUDA_UINT8: v.kind = kUint; v.u = read<unsigned char>(p); break;
+  case DLX_CUDA_UINT16: v.kind = kUint; v.u = read<unsigned short>(p); break;
+  case DLX_CUDA_UINT32: v.kind = kUint; v.u = read<unsigned>(p); break;
+  case DLX_CUDA_UINT64: v.kind = kUint; v.u = read<unsigned long long>(p); break;
+  case DLX_CUDA_FLOAT16: v.kind = kFloat; v.re = __half2float(read<__half>(p)); break;
+  case DLX_CUDA_BFLOAT16: v.kind = kFloat; v.re = __bfloat162float(read<__nv_bfloat16>(p)); break;
+  case DLX_CUDA_FLOAT32: v.kind = kFloat; v.re = read<float>(p); break;
+  case DLX_CUDA_FLOAT64: v.kind = kFloat; v.re = read<double>(p); break;
+  case DLX_CUDA_COMPLEX64:
+    v.kind = kComplex; v.re = read<float>(p); v.im = read<float>(p + 4); break;
+  default:
+    v.kind = kComplex; v.re = read<double>(p); v.im = read<double>(p + 8); break;
+  }
+  return v;
+}
+
+// Float to integer: truncation toward zero, NaN gives 0, out-of-range values saturate.
+__device__ long long float_to_signed(double f, long long lo, long long hi) {
+  if (f != f) return 0;
+  if (f <= (double)lo) return lo;
+  if (f >= (double)hi) return hi;
+  return (long long)f;
+}
+
+__device__ unsigned long long float_to_unsigned(double f, unsigned long long hi) {
+  if (f != f || f <= 0.0) return 0;
+  if (f >= (double)hi) return hi;
+  return (unsigned long long)f;
+}
+
+// The value as a signed integer of the range [lo, hi] (wrapping for integers).
+__device__ long long as_signed(const Value &v, long long lo, long long hi) {
+  switch (v.kind) {
+  case kBool: case kInt: return v.i;
+  case kUint: return (long long)v.u;
+  default: return float_to_signed(v.re, lo, hi);
+  }
+}
+
+__device__ unsigned long long as_unsigned(const Value &v, unsigned long long hi) {
+  switch (v.kind) {
+  case kBool: case kInt: return (unsigned long long)v.i;
+  case kUint: return v.u;
+  default: return float_to_unsigned(v.re, hi);
+  }
+}
+
+// Integers convert to floating types in one rounding (never through double for float32).
+__device__ float as_float(const Value &v) {
+  if (v.kind == kUint) return (float)v.u;
+  if (v.kind == kInt || v.kind == kBool) return (float)v.i;
+  return (float)v.re;
+}
+
+__device__ double as_double(const Value &v) {
+  if (v.kind == kUint) return (double)v.u;
+  if (v.kind == kInt || v.kind == kBool) return (double)v.i;
+  return v.re;
+}
+
+__device__ __half as_half(const Value &v) {
+  if (v.kind == kUint) return __ull2half_rn(v.u);
+  if (v.kind == kInt || v.kind == kBool) return __ll2half_rn(v.i);
+  return __double2half(v.re);
+}
+
+__device__ __nv_bfloat16 as_bfloat16(const Value &v) {
+  if (v.kind == kUint) return __ull2bfloat16_rn(v.u);
+  if (v.kind == kInt || v.kind == kBool) return __ll2bfloat16_rn(v.i);
+  return __double2bfloat16(v.re);
+}
+
+__device__ bool as_bool(const Value &v) {
+  switch (v.kind) {
+  case kBool: case kInt: return v.i != 0;
+  case kUint: return v.u != 0;
+  case kFloat: return v.re != 0.0; // NaN != 0
+  default: return v.re != 0.0 || v.im != 0.0;
+  }
+}
+
+template <typename T> __device__ void write(char *p, T value) { *(T *)p = value; }
+
+__device__ void store_value(char *p, int dtype, const Value &v) {
+  const long long i64_min = (-0x7fffffffffffffffLL - 1), i64_max = 0x7fffffffffffffffLL;
+  switch (dtype) {
+  case DLX_CUDA_BOOL: write<unsigned char>(p, as_bool(v) ? 1 : 0); break;
+  case DLX_CUDA_INT8: write<signed char>(p, (signed char)as_signed(v, -128, 127)); break;
+  case DLX_CUDA_INT16: write<short>(p, (short)as_signed(v, -32768, 32767)); break;
+  case DLX_CUDA_INT32: write<int>(p, (int)as_signed(v, -2147483647 - 1, 2147483647)); break;
+  case DLX_CUDA_INT64: write<long long>(p, as_signed(v, i64_min, i64_max)); break;
+  case DLX_CUDA_UINT8: write<unsigned char>(p, (unsigned char)as_unsigned(v, 255)); break;
+  case DLX_CUDA_UINT16: write<unsigned short>(p, (unsigned short)as_unsigned(v, 65535)); break;
+  case DLX_CUDA_UINT32: write<unsigned>(p, (unsigned)as_unsigned(v, 4294967295ULL)); break;
+  case DLX_CUDA_UINT64: write<unsigned long long>(p, as_unsigned(v, ~0ULL)); break;
+  case DLX_CUDA_FLOAT16: write<__half>(p, as_half(v)); break;
+  case DLX_CUDA_BFLOAT16: write<__nv_bfloat16>(p, as_bfloat16(v)); break;
+  case DLX_CUDA_FLOAT32: write<float>(p, as_float(v)); break;
+  case DLX_CUDA_FLOAT64: write<double>(p, as_double(v)); break;
+  case DLX_CUDA_COMPLEX64:
+    write<float>(p, as_float(v));
+    write<float>(p + 4, v.kind == kComplex ? (float)v.im : 0.0f);
+    break;
+  default:
+    write<double>(p, as_double(v));
+    write<double>(p + 8, v.kind == kComplex ? v.im : 0.0);
+    break;
+  }
+}
+
+__device__ int itemsize(int dtype) {
+  switch (dtype) {
+  case DLX_CUDA_BOOL: case DLX_CUDA_INT8: case DLX_CUDA_UINT8: return 1;
+  case DLX_CUDA_INT16: case DLX_CUDA_UINT16: case DLX_CUDA_FLOAT16: case DLX_CUDA_BFLOAT16: return 2;
+  case DLX_CUDA_INT32: case DLX_CUDA_UINT32: case DLX_CUDA_FLOAT32: return 4;
+  case DLX_CUDA_COMPLEX128: return 16;
+  default: return 8;
+  }
+}
+
+__global__ void cast_kernel(char *dst, int dst_dtype, const char *src, int src_dtype,
+                            const __grid_constant__ dlx_cuda_layout l, int64_t numel) {
+  const int dsize = itemsize(dst_dtype), ssize = itemsize(src_dtype);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < numel;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    Offsets o = offsets_of(l, i);
+    store_value(dst + o.dst * dsize, dst_dtype, load_value(src + o.src * ssize, src_dtype));
+  }
+}
+
+template <typename U>
+__global__ void fill_kernel(U *dst, const __grid_constant__ dlx_cuda_layout l, int64_t numel,
+                            U value) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < numel;
+       i += (int64_t)gridDim.x * blockDim.x)
+    dst[offsets_of(l, i).dst] = value;
+}
+
+template <typename U>
+cudaError_t launch_fill(void *dst, const dlx_cuda_layout *l, int64_t numel, const void *pattern,
+                        cudaStream_t s) {
+  U value;
+  memcpy(&value, pattern, sizeof value);
+  fill_kernel<U><<<blocks_for(numel), kThreads, 0, s>>>((U *)dst, *l, numel, value);
+  return cudaGetLastError();
+}
+
+__global__ void spin_kernel(long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+} // namespace
+
+extern "C" int dlx_cuda_strided_copy(void *dst, const void *src, const dlx_cuda_layout *layout,
+                                     int64_t numel, int elem_size, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  switch (elem_size) {
+  case 1: return launch_strided<unsigned char>(dst, src, layout, numel, s);
+  case 2: return launch_strided<unsigned short>(dst, src, layout, numel, s);
+  case 4: return launch_strided<unsigned>(dst, src, layout, numel, s);
+  case 8: return launch_strided<unsigned long long>(dst, src, layout, numel, s);
+  case 16: return launch_strided<Bytes16>(dst, src, layout, numel, s);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" int dlx_cuda_transpose_copy(void *dst, const void *src, const dlx_cuda_layout *layout,
+                                       int32_t c, int elem_size, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  switch (elem_size) {
+  case 1: return transpose_sized<unsigned char, 64, 4>(dst, src, layout, c, 1, s);
+  case 2: return transpose_sized<unsigned short, 64, 4>(dst, src, layout, c, 2, s);
+  case 4: return transpose_sized<unsigned, 64, 4>(dst, src, layout, c, 4, s);
+  case 8: return transpose_sized<unsigned long long, 32, 2>(dst, src, layout, c, 8, s);
+  case 16: return launch_transpose<Bytes16, 32, 1>(dst, src, layout, c, s);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" int dlx_cuda_cast_copy(void *dst, int dst_dtype, const void *src, int src_dtype,
+                                  const dlx_cuda_layout *layout, int64_t numel, void *stream) {
+  cast_kernel<<<blocks_for(numel), kThreads, 0, (cudaStream_t)stream>>>(
+      (char *)dst, dst_dtype, (const char *)src, src_dtype, *layout, numel);
+  return cudaGetLastError();
+}
+
+extern "C" int dlx_cuda_fill(void *dst, const dlx_cuda_layout *layout, int64_t numel,
+                             const void *pattern, int elem_size, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  switch (elem_size) {
+  case 1: return launch_fill<unsigned char>(dst, layout, numel, pattern, s);
+  case 2: return launch_fill<unsigned short>(dst, layout, numel, pattern, s);
+  case 4: return launch_fill<unsigned>(dst, layout, numel, pattern, s);
+  case 8: return launch_fill<unsigned long long>(dst, layout, numel, pattern, s);
+  case 16: return launch_fill<Bytes16>(dst, layout, numel, pattern, s);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+extern "C" int dlx_cuda_spin(int64_t cycles, void *stream) {
+  spin_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((long long)cycles);
+  return cudaGetLastError();
+}

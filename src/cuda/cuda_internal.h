@@ -1,0 +1,57 @@
+/* cuda_internal.h -- what the C files of the CUDA backend share: errors, the device guard,
+ * the calling thread's current streams and the caching allocator. */
+#ifndef DLX_CUDA_INTERNAL_H
+#define DLX_CUDA_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/backend.h"
+#include "core/error.h"
+#include "dlx_cuda.h"
+
+#define DLX_CUDA_MAX_DEVICES 64
+
+/* Devices usable now (0 without a driver or a GPU); asked once. */
+int dlx_cuda_device_count(void);
+
+/* Records a failed CUDA call: MemoryError for out-of-memory, DeviceError otherwise, naming
+ * `what` and CUDA's message. Clears CUDA's last error. Returns the class. */
+int dlx_cuda_fail(dlx_error *err, cudaError_t status, const char *what);
+
+/* Makes device_id the current CUDA device for the calling thread until dlx_cuda_leave, which
+ * restores the previous one: other code in the process (a host, PyTorch) keeps its device. */
+typedef struct dlx_cuda_guard {
+  int previous;
+  bool changed;
+} dlx_cuda_guard;
+int dlx_cuda_enter(int32_t device_id, dlx_cuda_guard *guard, dlx_error *err);
+void dlx_cuda_leave(const dlx_cuda_guard *guard);
+
+/* The calling thread's current stream on the device (the legacy default stream, 0, until set). */
+cudaStream_t dlx_cuda_current_stream(int32_t device_id);
+
+/* ---- the caching allocator (allocator.c): device memory from cudaMalloc, kept in a pool per
+ * device and stream when freed, reused for a later allocation on the same stream (work queued
+ * on one stream runs in order, so a block freed there may be handed out again at once). */
+void *dlx_cuda_pool_alloc(int32_t device_id, size_t nbytes, cudaStream_t stream, dlx_error *err);
+void dlx_cuda_pool_free(int32_t device_id, void *ptr);
+
+/* The stream operations of dlx_cuda_backend (streams.c). */
+extern const dlx_stream_ops dlx_cuda_stream_ops;
+
+/* Entries of dlx_cuda_backend, defined in copy.c and reduce.c. */
+int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
+int dlx_cuda_fill_tensor(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
+int dlx_cuda_reduce_tensor(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
+                           const dlx_tensor *dst, dlx_error *err);
+int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
+                             bool to_device, dlx_error *err);
+int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,
+                               size_t nbytes, dlx_error *err);
+/* Frees the pinned staging buffers of host copies (part of empty_cache). */
+void dlx_cuda_free_staging(void);
+
+#endif

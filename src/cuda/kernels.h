@@ -1,0 +1,82 @@
+/* kernels.h -- the C interface of the CUDA kernels (the .cu files of src/cuda), shared by the C11
+ * host code of the backend and the CUDA C++ of the kernels. Every launcher queues work on `stream`
+ * of the current device and returns a cudaError_t value (0 when the launch was accepted). */
+#ifndef DLX_CUDA_KERNELS_H
+#define DLX_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DLX_CUDA_MAX_DIMS 32 /* DLX_MAX_NDIM */
+
+/* The computable dtypes, in the order of dlx_dtype (src/core/dtype.h), so the C side passes a
+ * dlx_dtype value as is; the kernels never see storage-only dtypes. */
+enum {
+  DLX_CUDA_BOOL,
+  DLX_CUDA_INT8,
+  DLX_CUDA_INT16,
+  DLX_CUDA_INT32,
+  DLX_CUDA_INT64,
+  DLX_CUDA_UINT8,
+  DLX_CUDA_UINT16,
+  DLX_CUDA_UINT32,
+  DLX_CUDA_UINT64,
+  DLX_CUDA_FLOAT16,
+  DLX_CUDA_BFLOAT16,
+  DLX_CUDA_FLOAT32,
+  DLX_CUDA_FLOAT64,
+  DLX_CUDA_COMPLEX64,
+  DLX_CUDA_COMPLEX128
+};
+
+/* An element-wise loop over `ndim` dims; strides in elements, any sign; the pointers given
+ * with it point at element 0 of each side. */
+typedef struct dlx_cuda_layout {
+  int32_t ndim;
+  int64_t shape[DLX_CUDA_MAX_DIMS];
+  int64_t dst_strides[DLX_CUDA_MAX_DIMS];
+  int64_t src_strides[DLX_CUDA_MAX_DIMS];
+} dlx_cuda_layout;
+
+/* dst = src for elements of elem_size bytes (1, 2, 4, 8 or 16), any layout. */
+int dlx_cuda_strided_copy(void *dst, const void *src, const dlx_cuda_layout *layout, int64_t numel,
+                          int elem_size, void *stream);
+
+/* A batch of 2-d transposes, the layout having been reordered so that:
+ * dim ndim-1 (`a`) has dst stride 1 and dim `c` has src stride 1; the other dims are the batch.
+ * Tiles of a x c go through shared memory so that both sides are read and written in rows. */
+int dlx_cuda_transpose_copy(void *dst, const void *src, const dlx_cuda_layout *layout, int32_t c,
+                            int elem_size, void *stream);
+
+/* dst = cast(src) with the casting rules of backend.h, computable dtypes only. */
+int dlx_cuda_cast_copy(void *dst, int dst_dtype, const void *src, int src_dtype,
+                       const dlx_cuda_layout *layout, int64_t numel, void *stream);
+
+/* Every element of dst (layout's dst_strides) = the elem_size bytes of `pattern`. */
+int dlx_cuda_fill(void *dst, const dlx_cuda_layout *layout, int64_t numel, const void *pattern,
+                  int elem_size, void *stream);
+
+/* A kernel that keeps the device busy for about `cycles` clock cycles: lets tests leave work
+ * running on a stream to check that what follows is ordered after it. */
+int dlx_cuda_spin(int64_t cycles, void *stream);
+
+/* Reductions (op: a dlx_reduce_op value; MEAN is a sum divided by the extent). src is
+ * C-contiguous with shape [outer, extent, inner]; dst gets the outer x inner results, C order,
+ * in dst_dtype (the reduction's result dtype). Arg reductions give 1-based positions within the
+ * extent. */
+int dlx_cuda_reduce(int op, const void *src, int src_dtype, int64_t outer, int64_t extent,
+                    int64_t inner, void *dst, int dst_dtype, void *stream);
+
+/* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
+ * allocator of the current device, for the given stream (allocator.c). */
+void *dlx_cuda_scratch_alloc(size_t nbytes, void *stream);
+void dlx_cuda_scratch_free(void *ptr, size_t nbytes, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

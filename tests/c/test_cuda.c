@@ -1,0 +1,121 @@
+/* test_cuda.c -- the CUDA backend from C: its registration, the DLPack stream values (checked
+ * everywhere: they need no GPU), and with a GPU copies, casts, reductions and exports against
+ * the CPU backend. Without a device the GPU part prints why it did not run. */
+#include <string.h>
+
+#include "check.h"
+#include "core/core.h"
+#ifdef DLX_WITH_CUDA
+#include "cuda/dlx_cuda.h"
+#endif
+
+#ifndef DLX_WITH_CUDA
+int main(void) {
+  CHECK(dlx_backend_for(kDLCUDA) == NULL);
+  CHECK(dlx_backend_for(kDLCUDAHost) == NULL);
+  printf("test_cuda: dlx is built without the CUDA backend (DLX_CUDA=OFF or no toolkit)\n");
+  return check_report("test_cuda");
+}
+#else
+
+static const DLDevice cpu = {kDLCPU, 0};
+static const DLDevice gpu = {kDLCUDA, 0};
+
+static void check_registration(void) {
+  CHECK(dlx_backend_for(kDLCUDA) == &dlx_cuda_backend);
+  CHECK(dlx_backend_for(kDLCUDAHost) == &dlx_cuda_host_backend);
+  CHECK(dlx_backend_for(kDLCUDAManaged) == &dlx_cuda_managed_backend);
+  CHECK(dlx_cuda_backend.stream != NULL);
+  CHECK(!dlx_cuda_backend.host_accessible);
+  CHECK(dlx_cuda_host_backend.host_accessible && dlx_cuda_managed_backend.host_accessible);
+}
+
+/* dlpack-spec.md 6.2's CUDA row, value by value. */
+static void check_stream_values(void) {
+  const dlx_stream_ops *ops = dlx_cuda_backend.stream;
+  dlx_stream_request r;
+  dlx_error err;
+  CHECK_EQ_INT(ops->from_dlpack(0, false, 0, &r, &err), 0); /* None: legacy default */
+  CHECK(r.sync && r.stream == 1);
+  CHECK_EQ_INT(ops->from_dlpack(0, true, -1, &r, &err), 0); /* no synchronisation */
+  CHECK(!r.sync);
+  CHECK_EQ_INT(ops->from_dlpack(0, true, 0, &r, &err), DLX_VALUE_ERROR); /* ambiguous */
+  CHECK(strstr(err.message, "ambiguous") != NULL);
+  CHECK_EQ_INT(ops->from_dlpack(0, true, -7, &r, &err), DLX_VALUE_ERROR);
+  CHECK_EQ_INT(ops->from_dlpack(0, true, 1, &r, &err), 0);
+  CHECK(r.sync && r.stream == 1); /* cudaStreamLegacy */
+  CHECK_EQ_INT(ops->from_dlpack(0, true, 2, &r, &err), 0);
+  CHECK(r.sync && r.stream == 2); /* cudaStreamPerThread */
+  CHECK_EQ_INT(ops->from_dlpack(0, true, 0x7f0012345600, &r, &err), 0);
+  CHECK(r.sync && r.stream == (dlx_stream_handle)0x7f0012345600);
+  CHECK_EQ_INT(ops->to_dlpack(0, 0), 1); /* the default stream is named 1, never 0 */
+  CHECK_EQ_INT(ops->to_dlpack(0, 2), 2);
+  CHECK_EQ_INT(ops->to_dlpack(0, 0x7f0012345600), 0x7f0012345600);
+}
+
+static void check_no_device(void) {
+  dlx_error err;
+  DLDevice pinned = {kDLCUDAHost, 0};
+  CHECK_EQ_INT(dlx_cuda_backend.device_count(), 0);
+  CHECK_EQ_INT(dlx_cuda_host_backend.device_count(), 0);
+  CHECK_EQ_INT(dlx_device_check(gpu, &err), DLX_DEVICE_ERROR);
+  CHECK_EQ_INT(dlx_device_check(pinned, &err), DLX_DEVICE_ERROR);
+  CHECK_EQ_INT(dlx_cuda_current_device(), -1);
+  CHECK_EQ_INT(dlx_cuda_empty_cache(&err), 0);
+  printf("test_cuda: no CUDA device: the GPU checks did not run\n");
+}
+
+/* A 37 x 53 int32 tensor 0, 1, 2, ... on the CPU. */
+static int make_iota(dlx_tensor *t, dlx_error *err) {
+  int64_t shape[2] = {37, 53};
+  int rc = dlx_tensor_empty(t, shape, 2, DLX_INT32, cpu, err);
+  for (int32_t i = 0; rc == 0 && i < 37 * 53; i++) ((int32_t *)t->buffer->data)[i] = i;
+  return rc;
+}
+
+static int64_t int64_sum(const dlx_tensor *t, dlx_error *err) {
+  dlx_tensor s, host;
+  int64_t v = -1;
+  if (dlx_reduce(&s, DLX_REDUCE_SUM, t, ~UINT64_C(0) >> (64 - t->ndim), false, err) != 0) return -1;
+  if (dlx_clone_as(&host, &s, DLX_INT64, cpu, err) == 0) {
+    v = *(int64_t *)host.buffer->data;
+    dlx_tensor_close(&host);
+  }
+  dlx_tensor_close(&s);
+  return v;
+}
+
+static void check_on_device(void) {
+  dlx_tensor x, g, gt, back, want;
+  dlx_error err;
+  const int64_t total = (int64_t)(37 * 53 - 1) * (37 * 53) / 2;
+  CHECK_EQ_INT(make_iota(&x, &err), 0);
+  CHECK_EQ_INT(dlx_clone_as(&g, &x, DLX_FLOAT32, gpu, &err), 0); /* cast + host -> device */
+  CHECK_EQ_INT(int64_sum(&g, &err), total);
+  CHECK_EQ_INT(dlx_transpose(&gt, &g, 0, 1, &err), 0);
+  CHECK_EQ_INT(dlx_clone_as(&back, &gt, DLX_INT32, cpu, &err), 0); /* transpose kernel */
+  CHECK_EQ_INT(dlx_transpose(&want, &x, 0, 1, &err), 0);
+  for (int64_t i = 0; i < 53; i++)
+    for (int64_t j = 0; j < 37; j++)
+      CHECK_EQ_INT(((int32_t *)back.buffer->data)[i * 37 + j], i + 53 * j);
+  CHECK_EQ_INT(dlx_cuda_memory_allocated(0) > 0, 1);
+  dlx_tensor_close(&want);
+  dlx_tensor_close(&back);
+  dlx_tensor_close(&gt);
+  dlx_tensor_close(&g);
+  dlx_tensor_close(&x);
+  CHECK_EQ_INT(dlx_cuda_empty_cache(&err), 0);
+  CHECK_EQ_INT(dlx_cuda_memory_cached(0), 0);
+  printf("test_cuda: GPU checks ran on %d CUDA device(s)\n", dlx_cuda_backend.device_count());
+}
+
+int main(void) {
+  check_registration();
+  check_stream_values();
+  if (dlx_cuda_backend.device_count() == 0)
+    check_no_device();
+  else
+    check_on_device();
+  return check_report("test_cuda");
+}
+#endif
