@@ -1,0 +1,55 @@
+--- oneapi streams: Level Zero immediate command lists behind dlx.stream, and the DLPack
+-- `stream` values of a oneapi export.
+local h = require "spec.helper"
+local dlx = h.dlx
+
+local available = pcall(dlx.device, "oneapi:0")
+
+describe("oneapi streams #oneapi", function()
+  if not available then
+    assert(not os.getenv("DLX_REQUIRE_ONEAPI"), "DLX_REQUIRE_ONEAPI is set, but no oneapi device")
+    pending("skipped: no oneapi device (build with Level Zero; without an Intel GPU set "
+      .. "ZE_ENABLE_ALT_DRIVERS to the test driver, see README)")
+    return
+  end
+
+  it("runs work on a new stream and on the default one", function()
+    local default = dlx.current_stream("oneapi:0")
+    local s <close> = dlx.stream("oneapi:0")
+    assert.equal("oneapi:0", tostring(s.device))
+    assert.is_true(s.handle ~= default.handle)
+    local total = s:use(function()
+      assert.equal(s.handle, dlx.current_stream("oneapi:0").handle)
+      local t = dlx.arange(100, { device = "oneapi:0" }):view{ 10, 10 }:transpose(1, 2)
+      return t:contiguous():sum(1):totable()
+    end)
+    assert.equal(default.handle, dlx.current_stream("oneapi:0").handle)
+    assert.equal(45, total[1])
+    assert.equal(945, total[10])
+    s:synchronize()
+    default:synchronize()
+  end)
+
+  it("wraps a stream handle made elsewhere (another dlx state)", function()
+    local s <close> = dlx.stream("oneapi:0")
+    local wrapped = dlx.stream("oneapi:0", s.handle)
+    assert.equal(s.handle, wrapped.handle)
+    local value = wrapped:use(function()
+      return dlx.full({ 3 }, 2.5, { dtype = "float32", device = "oneapi:0" }):sum():item()
+    end)
+    assert.equal(7.5, value)
+    wrapped:close() -- not owned: the list stays
+    s:synchronize()
+  end)
+
+  it("takes nil, -1 or a stream handle as the DLPack stream of an export", function()
+    local t = dlx.arange(4, { device = "oneapi:0" })
+    local s <close> = dlx.stream("oneapi:0")
+    for _, stream in ipairs{ -1, s.handle } do
+      local back = dlx.from_dlpack(t:__dlpack{ max_version = { 1, 3 }, stream = stream })
+      h.same({ 0, 1, 2, 3 }, back:totable())
+    end
+    h.raises("ValueError", function() t:__dlpack{ stream = 0 } end)
+    h.raises("ValueError", function() t:__dlpack{ stream = -7 } end)
+  end)
+end)

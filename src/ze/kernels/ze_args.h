@@ -1,0 +1,91 @@
+/* ze_args.h -- the argument blocks of the Level Zero kernels, shared by the OpenCL C kernels
+ * (src/ze/kernels/dlx_kernels.cl), the host side that launches them (src/ze) and the test
+ * driver's reference implementations (tests/ze_driver). Every field is 64 bits wide so that the
+ * layout is the same in OpenCL C and in host C. Strides and offsets are in bytes. */
+#ifndef DLX_ZE_ARGS_H
+#define DLX_ZE_ARGS_H
+
+#ifdef __OPENCL_C_VERSION__
+typedef long dlx_ze_i64;
+typedef ulong dlx_ze_u64;
+#else
+#include <stdint.h>
+typedef int64_t dlx_ze_i64;
+typedef uint64_t dlx_ze_u64;
+#endif
+
+#define DLX_ZE_MAX_NDIM 32
+/* Work-group size of every kernel (the reductions' local memory is sized by it). */
+#define DLX_ZE_GROUP_SIZE 256
+
+/* The kernels, by name. */
+#define DLX_ZE_KERNEL_COPY_CAST "dlx_copy_cast"
+#define DLX_ZE_KERNEL_COPY_RAW "dlx_copy_raw"
+#define DLX_ZE_KERNEL_FILL "dlx_fill"
+#define DLX_ZE_KERNEL_REDUCE_PARTIAL "dlx_reduce_partial"
+#define DLX_ZE_KERNEL_REDUCE_FINISH "dlx_reduce_finish"
+
+/* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
+ * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
+typedef struct dlx_ze_copy_args {
+  dlx_ze_i64 n;         /* elements */
+  dlx_ze_i64 ndim;      /* 0 .. DLX_ZE_MAX_NDIM */
+  dlx_ze_i64 dst_dtype; /* dlx_dtype values (cast) */
+  dlx_ze_i64 src_dtype;
+  dlx_ze_i64 itemsize; /* bytes of one element (raw) */
+  dlx_ze_i64 shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 src_strides[DLX_ZE_MAX_NDIM];
+} dlx_ze_copy_args;
+
+/* dlx_fill(dst, args): writes the itemsize bytes of value (already in dst's dtype) everywhere. */
+typedef struct dlx_ze_fill_args {
+  dlx_ze_i64 n;
+  dlx_ze_i64 ndim;
+  dlx_ze_i64 itemsize; /* 1, 2, 4, 8 or 16 */
+  dlx_ze_u64 value[2];
+  dlx_ze_i64 shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 strides[DLX_ZE_MAX_NDIM];
+} dlx_ze_fill_args;
+
+/* The reductions, numbered as dlx_reduce_op in src/core/backend.h (src/ze checks that they
+ * agree; OpenCL C cannot include backend.h). */
+#define DLX_ZE_OP_SUM 0
+#define DLX_ZE_OP_PROD 1
+#define DLX_ZE_OP_MEAN 2
+#define DLX_ZE_OP_MIN 3
+#define DLX_ZE_OP_MAX 4
+#define DLX_ZE_OP_ARGMIN 5
+#define DLX_ZE_OP_ARGMAX 6
+#define DLX_ZE_OP_ALL 7
+#define DLX_ZE_OP_ANY 8
+
+/* A partial result of a reduction; which fields count depends on the op and dtype. */
+typedef struct dlx_ze_acc {
+  double re, im;    /* float sums, products, extremes; complex parts */
+  dlx_ze_i64 i;     /* signed extremes; all/any flag */
+  dlx_ze_u64 u;     /* unsigned extremes; wrapping integer sums and products */
+  dlx_ze_i64 index; /* argmin/argmax: 0-based flat position over the reduced dims */
+  dlx_ze_i64 has;   /* min/max/argmin/argmax: a value was taken */
+} dlx_ze_acc;
+
+/* dlx_reduce_partial(src, partials, args): work-group g reduces chunk (g % chunks) of output
+ * (g / chunks) into partials[g]. dlx_reduce_finish(dst, partials, args): work-group o combines
+ * partials[o * chunks ...] and writes output o (dst is C-contiguous). */
+typedef struct dlx_ze_reduce_args {
+  dlx_ze_i64 op; /* dlx_reduce_op */
+  dlx_ze_i64 src_dtype;
+  dlx_ze_i64 dst_dtype;
+  dlx_ze_i64 n_out;     /* outputs */
+  dlx_ze_i64 n_red;     /* reduced elements per output */
+  dlx_ze_i64 chunks;    /* work-groups per output in the first pass */
+  dlx_ze_i64 chunk_len; /* reduced elements per chunk */
+  dlx_ze_i64 out_ndim;  /* kept dims, in order */
+  dlx_ze_i64 red_ndim;  /* reduced dims, in order */
+  dlx_ze_i64 out_shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 out_strides[DLX_ZE_MAX_NDIM]; /* src strides of the kept dims */
+  dlx_ze_i64 red_shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 red_strides[DLX_ZE_MAX_NDIM]; /* src strides of the reduced dims */
+} dlx_ze_reduce_args;
+
+#endif

@@ -1,0 +1,119 @@
+/* ze.h -- the Level Zero backend's runtime: the loader opened with dlopen, the drivers and GPU
+ * devices it finds, and one device's means of execution (an immediate command list, an event, the
+ * kernels). Every operation is queued on the device's immediate command list and waited for on
+ * an event before it returns, so dlx's Level Zero operations are synchronous.
+ *
+ * oneapi:N numbering: N counts the GPU root devices of every Level Zero driver, in the loader's
+ * driver order, then in each driver's device order (zeDriverGet, zeDeviceGet). Sub-devices are
+ * not listed. This is NOT the SYCL global device index that dpctl and PyTorch XPU put into
+ * kDLOneAPI device_id (it counts the devices of every SYCL backend, OpenCL ones included, in the
+ * SYCL runtime's order); see README "Level Zero (Intel GPUs)". */
+#ifndef DLX_ZE_ZE_H
+#define DLX_ZE_ZE_H
+
+#include <level_zero/ze_api.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+/* The loader functions dlx uses, resolved with dlsym. */
+#define DLX_ZE_FUNCTIONS(X)                                                                        \
+  X(zeInit)                                                                                        \
+  X(zeDriverGet)                                                                                   \
+  X(zeDeviceGet)                                                                                   \
+  X(zeDeviceGetProperties)                                                                         \
+  X(zeContextCreate)                                                                               \
+  X(zeContextDestroy)                                                                              \
+  X(zeMemAllocDevice)                                                                              \
+  X(zeMemAllocHost)                                                                                \
+  X(zeMemAllocShared)                                                                              \
+  X(zeMemFree)                                                                                     \
+  X(zeMemGetAllocProperties)                                                                       \
+  X(zeCommandListCreateImmediate)                                                                  \
+  X(zeCommandListDestroy)                                                                          \
+  X(zeCommandListAppendMemoryCopy)                                                                 \
+  X(zeCommandListAppendMemoryCopyRegion)                                                           \
+  X(zeCommandListAppendMemoryFill)                                                                 \
+  X(zeCommandListAppendLaunchKernel)                                                               \
+  X(zeCommandListAppendBarrier)                                                                    \
+  X(zeEventPoolCreate)                                                                             \
+  X(zeEventPoolDestroy)                                                                            \
+  X(zeEventCreate)                                                                                 \
+  X(zeEventDestroy)                                                                                \
+  X(zeEventHostSynchronize)                                                                        \
+  X(zeEventHostReset)                                                                              \
+  X(zeModuleCreate)                                                                                \
+  X(zeModuleDestroy)                                                                               \
+  X(zeModuleBuildLogGetString)                                                                     \
+  X(zeModuleBuildLogDestroy)                                                                       \
+  X(zeKernelCreate)                                                                                \
+  X(zeKernelDestroy)                                                                               \
+  X(zeKernelSetGroupSize)                                                                          \
+  X(zeKernelSetArgumentValue)
+
+typedef struct dlx_ze_api {
+#define DLX_ZE_POINTER(name) __typeof__(name) *name;
+  DLX_ZE_FUNCTIONS(DLX_ZE_POINTER)
+#undef DLX_ZE_POINTER
+} dlx_ze_api;
+
+enum dlx_ze_kernel_id {
+  DLX_ZE_COPY_CAST,
+  DLX_ZE_COPY_RAW,
+  DLX_ZE_FILL,
+  DLX_ZE_REDUCE_PARTIAL,
+  DLX_ZE_REDUCE_FINISH,
+  DLX_ZE_NUM_KERNELS
+};
+
+typedef struct dlx_ze_device {
+  int32_t id; /* N of oneapi:N */
+  ze_driver_handle_t driver;
+  ze_device_handle_t device;
+  ze_context_handle_t context;   /* one per driver, shared by its devices */
+  ze_command_list_handle_t list; /* the default stream */
+  ze_event_pool_handle_t pool;
+  ze_event_handle_t done; /* signalled by the last command of each operation */
+  ze_module_handle_t module;
+  ze_kernel_handle_t kernels[DLX_ZE_NUM_KERNELS];
+  void *args; /* host USM holding the kernels' argument blocks (one operation at a time) */
+  pthread_mutex_t lock;    /* one operation at a time on the list, the event and the kernels */
+  atomic_size_t allocated; /* bytes of live device allocations (dlx.memory_allocated) */
+} dlx_ze_device;
+
+/* The loader's functions, or NULL when it could not be opened (then there are no devices). */
+const dlx_ze_api *dlx_ze_api_get(void);
+int dlx_ze_device_count(void);
+dlx_ze_device *dlx_ze_device_get(int32_t id);
+/* The oneapi id of the device that owns USM pointer ptr (for host USM, `preferred` when it
+ * shares the allocation's context, else the context's first device), or -1 when no context of
+ * dlx knows ptr. */
+int32_t dlx_ze_device_of_pointer(const void *ptr, int32_t preferred);
+
+/* The calling thread's current stream on dev (an immediate command list): dev->list unless
+ * dlx_ze_set_current_list chose another for this thread. */
+ze_command_list_handle_t dlx_ze_current_list(const dlx_ze_device *dev);
+void dlx_ze_set_current_list(const dlx_ze_device *dev, ze_command_list_handle_t list);
+
+/* A DeviceError (MemoryError for out-of-memory results) naming the call, or 0 on success. */
+int dlx_ze_check(ze_result_t rc, const char *call, dlx_error *err);
+
+/* Waits for the command just appended with dev->done as its signal event, then resets it. */
+int dlx_ze_wait(dlx_ze_device *dev, dlx_error *err);
+/* The kernel, created (with its module) on first use. */
+int dlx_ze_kernel(dlx_ze_device *dev, enum dlx_ze_kernel_id id, ze_kernel_handle_t *out,
+                  dlx_error *err);
+
+/* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
+struct dlx_stream_ops;
+extern const struct dlx_stream_ops dlx_ze_stream_ops;
+
+/* The SPIR-V module built from src/ze/kernels (generated at build time). */
+extern const unsigned char dlx_ze_spirv[];
+extern const size_t dlx_ze_spirv_size;
+
+#endif

@@ -1,0 +1,232 @@
+/* ze_kernels_ref.c -- reference implementations of dlx's Level Zero kernels for the test driver:
+ * each checks its launch (group counts against the argument block, strides against dtypes) and
+ * computes the result with dlx's CPU backend. The reductions' scratch ("partials") is private to
+ * a kernel pair, so here dlx_reduce_partial leaves the finished values in it and
+ * dlx_reduce_finish moves them to the output. */
+#include "ze_kernels_ref.h"
+
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+/* ---- extents */
+
+/* Bytes below and from a strided walk's first element (strides in bytes). */
+static void walk_extent(int64_t n, int64_t ndim, const int64_t *shape, const int64_t *strides,
+                        int64_t itemsize, size_t *lo, size_t *hi) {
+  int64_t below = 0, above = itemsize;
+  if (n == 0) {
+    *lo = *hi = 0;
+    return;
+  }
+  for (int64_t d = 0; d < ndim; d++) {
+    if (strides[d] < 0)
+      below += (shape[d] - 1) * -strides[d];
+    else
+      above += (shape[d] - 1) * strides[d];
+  }
+  *lo = (size_t)below;
+  *hi = (size_t)above;
+}
+
+static int64_t size_of(int64_t dtype) {
+  return dtype >= 0 && dtype < DLX_NUM_DTYPES ? dlx_itemsize((dlx_dtype)dtype) : 0;
+}
+
+static void copy_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_copy_args *a = args[2];
+  if (i == 2) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else if (i == 0) {
+    walk_extent(a->n, a->ndim, a->shape, a->dst_strides, a->itemsize, lo, hi);
+  } else {
+    walk_extent(a->n, a->ndim, a->shape, a->src_strides,
+                a->src_dtype == a->dst_dtype ? a->itemsize : size_of(a->src_dtype), lo, hi);
+  }
+}
+
+static void fill_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_fill_args *a = args[1];
+  if (i == 1) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else {
+    walk_extent(a->n, a->ndim, a->shape, a->strides, a->itemsize, lo, hi);
+  }
+}
+
+static void reduce_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_reduce_args *a = args[2];
+  if (i == 2) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else if (i == 1) { /* partials */
+    *lo = 0;
+    *hi = (size_t)(a->n_out * a->chunks) * sizeof(dlx_ze_acc);
+  } else { /* src (partial) or dst (finish: n_out results) */
+    int64_t shape[2 * DLX_ZE_MAX_NDIM], strides[2 * DLX_ZE_MAX_NDIM];
+    memcpy(shape, a->out_shape, (size_t)a->out_ndim * 8);
+    memcpy(shape + a->out_ndim, a->red_shape, (size_t)a->red_ndim * 8);
+    memcpy(strides, a->out_strides, (size_t)a->out_ndim * 8);
+    memcpy(strides + a->out_ndim, a->red_strides, (size_t)a->red_ndim * 8);
+    walk_extent(a->n_out * a->n_red, a->out_ndim + a->red_ndim, shape, strides,
+                size_of(a->src_dtype), lo, hi);
+  }
+}
+
+static void finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_reduce_args *a = args[2];
+  if (i == 0) {
+    *lo = 0;
+    *hi = (size_t)(a->n_out * size_of(a->dst_dtype));
+  } else {
+    reduce_extent(args, i, lo, hi);
+  }
+}
+
+/* ---- tensors over raw memory, for the CPU backend */
+
+static int wrap(dlx_tensor *t, void *first, dlx_dtype dtype, int64_t ndim, const int64_t *shape,
+                const int64_t *byte_strides) {
+  DLDevice cpu = {kDLCPU, 0};
+  int64_t size = dlx_itemsize(dtype);
+  memset(t, 0, sizeof *t);
+  t->dtype = dtype;
+  t->ndim = (int32_t)ndim;
+  for (int64_t d = 0; d < ndim; d++) {
+    if (size == 0 || byte_strides[d] % size != 0) return -1;
+    t->shape[d] = shape[d];
+    t->strides[d] = byte_strides[d] / size;
+  }
+  t->buffer = dlx_buffer_wrap(cpu, first, 0, NULL, NULL, NULL);
+  return t->buffer != NULL ? 0 : -1;
+}
+
+static bool computable(int64_t dtype) {
+  return dtype >= 0 && dtype < DLX_NUM_DTYPES && !dlx_dtype_is_storage_only((dlx_dtype)dtype) &&
+         dlx_itemsize((dlx_dtype)dtype) > 0;
+}
+
+/* ---- kernels */
+
+static const char *run_copy_cast(void *const *args, uint32_t groups) {
+  const dlx_ze_copy_args *a = args[2];
+  dlx_tensor dst, src;
+  const char *why = NULL;
+  (void)groups; /* grid-stride: any number of groups covers the elements */
+  if (!computable(a->dst_dtype) || !computable(a->src_dtype) || a->dst_dtype == a->src_dtype)
+    return "dlx_copy_cast is for casts between two different computable dtypes";
+  if (wrap(&dst, args[0], (dlx_dtype)a->dst_dtype, a->ndim, a->shape, a->dst_strides) != 0 ||
+      wrap(&src, args[1], (dlx_dtype)a->src_dtype, a->ndim, a->shape, a->src_strides) != 0)
+    why = "strides that are not whole elements";
+  else if (dlx_cpu_backend.copy(&dst, &src, NULL) != 0)
+    why = "the CPU backend refused the copy";
+  dlx_tensor_close(&dst);
+  dlx_tensor_close(&src);
+  return why;
+}
+
+static void step(int64_t *index, const int64_t *shape, int64_t ndim) {
+  for (int64_t d = ndim - 1; d >= 0; d--) {
+    if (++index[d] < shape[d]) return;
+    index[d] = 0;
+  }
+}
+
+static int64_t dot(const int64_t *index, const int64_t *strides, int64_t ndim) {
+  int64_t off = 0;
+  for (int64_t d = 0; d < ndim; d++) off += index[d] * strides[d];
+  return off;
+}
+
+static const char *run_copy_raw(void *const *args, uint32_t groups) {
+  const dlx_ze_copy_args *a = args[2];
+  int64_t index[DLX_ZE_MAX_NDIM] = {0};
+  (void)groups;
+  if (a->itemsize < 1 || a->itemsize > 16) return "itemsize out of range";
+  for (int64_t i = 0; i < a->n; i++) {
+    memmove((char *)args[0] + dot(index, a->dst_strides, a->ndim),
+            (const char *)args[1] + dot(index, a->src_strides, a->ndim), (size_t)a->itemsize);
+    step(index, a->shape, a->ndim);
+  }
+  return NULL;
+}
+
+static const char *run_fill(void *const *args, uint32_t groups) {
+  const dlx_ze_fill_args *a = args[1];
+  int64_t index[DLX_ZE_MAX_NDIM] = {0};
+  (void)groups;
+  if (a->itemsize < 1 || a->itemsize > 16) return "itemsize out of range";
+  for (int64_t i = 0; i < a->n; i++) {
+    memcpy((char *)args[0] + dot(index, a->strides, a->ndim), a->value, (size_t)a->itemsize);
+    step(index, a->shape, a->ndim);
+  }
+  return NULL;
+}
+
+static const char *check_reduce_launch(const dlx_ze_reduce_args *a) {
+  if (a->op < DLX_ZE_OP_SUM || a->op > DLX_ZE_OP_ANY) return "unknown op";
+  if (!computable(a->src_dtype) || !computable(a->dst_dtype)) return "dtype not computable";
+  if (a->chunks < 1 || a->chunk_len * a->chunks < a->n_red ||
+      (a->n_red > 0 && (a->chunks - 1) * a->chunk_len >= a->n_red))
+    return "chunks do not split the reduced extent";
+  return NULL;
+}
+
+static const char *run_reduce_partial(void *const *args, uint32_t groups) {
+  const dlx_ze_reduce_args *a = args[2];
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_shape[DLX_MAX_NDIM],
+      out_strides[DLX_MAX_NDIM];
+  int64_t ndim = a->out_ndim + a->red_ndim;
+  uint64_t dims = 0;
+  dlx_tensor src, dst;
+  const char *why = check_reduce_launch(a);
+  if (why != NULL) return why;
+  if ((int64_t)groups != a->n_out * a->chunks) return "group count is not n_out * chunks";
+  if (ndim > DLX_MAX_NDIM) return "too many dims";
+  for (int64_t d = 0; d < ndim; d++) {
+    bool kept = d < a->out_ndim;
+    shape[d] = kept ? a->out_shape[d] : a->red_shape[d - a->out_ndim];
+    strides[d] = kept ? a->out_strides[d] : a->red_strides[d - a->out_ndim];
+    out_shape[d] = kept ? shape[d] : 1;
+    if (!kept) dims |= UINT64_C(1) << d;
+  }
+  dlx_contiguous_strides(out_shape, (int32_t)ndim, out_strides);
+  for (int64_t d = 0; d < ndim; d++) out_strides[d] *= size_of(a->dst_dtype);
+  if (wrap(&src, args[0], (dlx_dtype)a->src_dtype, ndim, shape, strides) != 0 ||
+      wrap(&dst, args[1], (dlx_dtype)a->dst_dtype, ndim, out_shape, out_strides) != 0)
+    why = "strides that are not whole elements";
+  else if (dlx_cpu_backend.reduce((dlx_reduce_op)a->op, &src, dims, &dst, NULL) != 0)
+    why = "the CPU backend refused the reduction";
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+  return why;
+}
+
+static const char *run_reduce_finish(void *const *args, uint32_t groups) {
+  const dlx_ze_reduce_args *a = args[2];
+  const char *why = check_reduce_launch(a);
+  if (why != NULL) return why;
+  if ((int64_t)groups != a->n_out) return "group count is not n_out";
+  memcpy(args[0], args[1], (size_t)(a->n_out * size_of(a->dst_dtype)));
+  return NULL;
+}
+
+static const dlx_ze_ref_kernel kernels[] = {
+    {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
+    {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
+    {DLX_ZE_KERNEL_FILL, 2, fill_extent, run_fill},
+    {DLX_ZE_KERNEL_REDUCE_PARTIAL, 3, reduce_extent, run_reduce_partial},
+    {DLX_ZE_KERNEL_REDUCE_FINISH, 3, finish_extent, run_reduce_finish},
+};
+
+const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    if (strcmp(kernels[i].name, name) == 0) return &kernels[i];
+  }
+  return NULL;
+}

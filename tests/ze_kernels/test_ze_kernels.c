@@ -1,0 +1,415 @@
+/* test_ze_kernels.c -- the Level Zero backend's OpenCL C kernels (src/ze/kernels/dlx_kernels.cl),
+ * built from source and run by an OpenCL CPU device (PoCL in CI), against dlx's CPU backend on
+ * random inputs: every pair of computable dtypes for the casts (random bytes: NaN payloads, inf,
+ * subnormals, huge values), bit-for-bit copies, fills, and every reduction of every dtype over
+ * odd shapes with permuted, sliced and negative strides, with one and several chunks per output
+ * (the second pass). Memory is OpenCL shared virtual memory, so that kernels get interior
+ * pointers exactly as Level Zero USM gives them.
+ *
+ * Exit status 77 (a skip for ctest) when there is no OpenCL device; 1 when a check fails. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/backend.h"
+#include "core/buffer.h"
+#include "core/ops.h"
+#include "core/tensor.h"
+#include "ze/kernels/ze_args.h"
+
+#define SKIP 77
+
+static cl_context context;
+static cl_command_queue queue;
+static cl_program program;
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint64_t next_random(void) { /* xorshift64* */
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return rng * 0x2545f4914f6cdd1du;
+}
+
+/* ---- OpenCL */
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long size;
+  char *text;
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  text = calloc(1, (size_t)size + 1);
+  if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
+    free(text);
+    text = NULL;
+  }
+  fclose(f);
+  return text;
+}
+
+static int open_device(void) {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_uint n = 0;
+  cl_int rc;
+  char *source = read_file(DLX_ZE_KERNEL_SOURCE), log[8192] = "";
+  const char *options = "-cl-std=CL1.2 -I" DLX_SOURCE_DIR "/src/ze/kernels/shim -I" DLX_SOURCE_DIR
+                        "/src -I" DLX_SOURCE_DIR "/include";
+  if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0 ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &n) != CL_SUCCESS || n == 0) {
+    printf("SKIP: no OpenCL device (apt-get install pocl-opencl-icd)\n");
+    free(source);
+    return SKIP;
+  }
+  if (source == NULL) return fprintf(stderr, "cannot read %s\n", DLX_ZE_KERNEL_SOURCE), 1;
+  context = clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
+  queue = clCreateCommandQueueWithProperties(context, device, NULL, &rc);
+  program = clCreateProgramWithSource(context, 1, (const char **)&source, NULL, &rc);
+  free(source);
+  rc = clBuildProgram(program, 1, &device, options, NULL, NULL);
+  if (rc != CL_SUCCESS) {
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    fprintf(stderr, "clBuildProgram failed (%d):\n%s\n", rc, log);
+    return 1;
+  }
+  return 0;
+}
+
+static void *svm(size_t n) {
+  void *p = clSVMAlloc(context, CL_MEM_READ_WRITE, n ? n : 1, 64);
+  if (p == NULL) {
+    fprintf(stderr, "clSVMAlloc(%zu) failed\n", n);
+    exit(1);
+  }
+  return p;
+}
+
+/* Host access to coarse-grained SVM happens between a map and an unmap. */
+static void host_access(void *p, size_t n, int on) {
+  if (on)
+    clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, n ? n : 1, 0, NULL, NULL);
+  else
+    clEnqueueSVMUnmap(queue, p, 0, NULL, NULL);
+  clFinish(queue);
+}
+
+/* Runs kernel `name` on `groups` work-groups; args are SVM pointers (interior ones allowed). */
+static int run(const char *name, size_t groups, void *const *args, int nargs) {
+  cl_int rc;
+  cl_kernel k = clCreateKernel(program, name, &rc);
+  size_t local = DLX_ZE_GROUP_SIZE, global = groups * DLX_ZE_GROUP_SIZE;
+  for (int i = 0; rc == CL_SUCCESS && i < nargs; i++)
+    rc = clSetKernelArgSVMPointer(k, (cl_uint)i, args[i]);
+  if (rc == CL_SUCCESS)
+    rc = clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+  if (rc == CL_SUCCESS) rc = clFinish(queue);
+  clReleaseKernel(k);
+  if (rc != CL_SUCCESS) fprintf(stderr, "%s: OpenCL error %d\n", name, rc);
+  return rc == CL_SUCCESS ? 0 : -1;
+}
+
+/* ---- tensors over raw memory */
+
+/* A view over `base` (which holds `span` bytes): shape, element strides, first element at byte
+ * `first`. */
+typedef struct layout {
+  int32_t ndim;
+  int64_t shape[4], strides[4], first, span;
+} layout;
+
+/* A random layout of shape: dims permuted, some flipped, the last dim possibly strided. */
+static layout random_layout(int32_t ndim, const int64_t *shape, int64_t itemsize) {
+  layout l = {.ndim = ndim};
+  int64_t order[4] = {0, 1, 2, 3}, stride = 1 + (int64_t)(next_random() % 2), lo = 0, hi = 0;
+  for (int32_t i = ndim - 1; i > 0; i--) {
+    int32_t j = (int32_t)(next_random() % (uint64_t)(i + 1));
+    int64_t t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (int32_t i = ndim - 1; i >= 0; i--) {
+    int32_t d = (int32_t)order[i];
+    l.shape[d] = shape[d];
+    l.strides[d] = next_random() % 3 == 0 ? -stride : stride;
+    stride *= shape[d] + (int64_t)(next_random() % 2); /* sometimes padded */
+  }
+  for (int32_t d = 0; d < ndim; d++) {
+    if (l.strides[d] < 0)
+      lo += (l.shape[d] - 1) * l.strides[d];
+    else
+      hi += (l.shape[d] - 1) * l.strides[d];
+  }
+  l.first = -lo * itemsize;
+  l.span = (hi - lo + 1) * itemsize;
+  return l;
+}
+
+static dlx_tensor as_tensor(const layout *l, dlx_dtype dtype, void *base) {
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = dtype;
+  t.ndim = l->ndim;
+  memcpy(t.shape, l->shape, sizeof l->shape);
+  memcpy(t.strides, l->strides, sizeof l->strides);
+  t.buffer = dlx_buffer_wrap(cpu, (char *)base + l->first, 0, NULL, NULL, NULL);
+  return t;
+}
+
+static void random_bytes(unsigned char *p, int64_t n) {
+  for (int64_t i = 0; i < n; i++) p[i] = (unsigned char)next_random();
+}
+
+/* Values every dtype holds exactly (small integers, halves), for the reductions; for products
+ * only +-1 and +-0.5, so that no partial product overflows in one order and not another. */
+static void gentle_values(unsigned char *p, const layout *l, dlx_dtype dtype, bool product) {
+  dlx_tensor src, dst;
+  DLDevice cpu = {kDLCPU, 0};
+  int64_t n = 1;
+  for (int32_t d = 0; d < l->ndim; d++) n *= l->shape[d];
+  dlx_tensor_empty(&src, l->shape, l->ndim, DLX_FLOAT64, cpu, NULL);
+  for (int64_t i = 0; i < n; i++) {
+    double v = (double)((int64_t)(next_random() % 17) - 8) / (dtype == DLX_BOOL ? 1 : 2);
+    if (product) v = (next_random() % 2 ? 1.0 : 0.5) * (next_random() % 2 ? 1 : -1);
+    if (dlx_dtype_kind(dtype) == DLX_KIND_UINT || dtype == DLX_BOOL) v = fabs(v);
+    ((double *)src.buffer->data)[i] = v;
+  }
+  dst = as_tensor(l, dtype, p);
+  dlx_cpu_backend.copy(&dst, &src, NULL);
+  dlx_tensor_close(&dst);
+  dlx_tensor_close(&src);
+}
+
+/* ---- casts and raw copies */
+
+static void byte_strides(const layout *l, int64_t itemsize, dlx_ze_i64 *out) {
+  for (int32_t d = 0; d < l->ndim; d++) out[d] = l->strides[d] * itemsize;
+}
+
+static void test_copy(dlx_dtype to, dlx_dtype from) {
+  int64_t shape[3] = {3, 1 + (int64_t)(next_random() % 6), 5 + (int64_t)(next_random() % 4)};
+  int64_t dsize = dlx_itemsize(to), ssize = dlx_itemsize(from);
+  layout dl = random_layout(3, shape, dsize), sl = random_layout(3, shape, ssize);
+  unsigned char *src = svm((size_t)sl.span), *dst = svm((size_t)dl.span);
+  unsigned char *want = malloc((size_t)dl.span);
+  dlx_ze_copy_args *a = svm(sizeof *a);
+  dlx_tensor wt, st;
+  host_access(src, (size_t)sl.span, 1);
+  host_access(dst, (size_t)dl.span, 1);
+  host_access(a, sizeof *a, 1);
+  random_bytes(src, sl.span);
+  random_bytes(dst, dl.span);
+  memcpy(want, dst, (size_t)dl.span);
+  memset(a, 0, sizeof *a);
+  a->n = shape[0] * shape[1] * shape[2];
+  a->ndim = 3;
+  a->dst_dtype = to;
+  a->src_dtype = from;
+  a->itemsize = dsize;
+  memcpy(a->shape, shape, sizeof shape);
+  byte_strides(&dl, dsize, a->dst_strides);
+  byte_strides(&sl, ssize, a->src_strides);
+  wt = as_tensor(&dl, to, want);
+  st = as_tensor(&sl, from, src);
+  CHECK(dlx_cpu_backend.copy(&wt, &st, NULL) == 0);
+  host_access(src, (size_t)sl.span, 0);
+  host_access(dst, (size_t)dl.span, 0);
+  host_access(a, sizeof *a, 0);
+  CHECK(run(to == from ? DLX_ZE_KERNEL_COPY_RAW : DLX_ZE_KERNEL_COPY_CAST, 1 + next_random() % 3,
+            (void *const[]){dst + dl.first, src + sl.first, a}, 3) == 0);
+  host_access(dst, (size_t)dl.span, 1);
+  if (memcmp(dst, want, (size_t)dl.span) != 0) {
+    check_failures++;
+    fprintf(stderr, "copy %s <- %s differs from the CPU backend\n", dlx_dtype_info_of(to)->name,
+            dlx_dtype_info_of(from)->name);
+  }
+  check_count++;
+  host_access(dst, (size_t)dl.span, 0);
+  dlx_tensor_close(&wt);
+  dlx_tensor_close(&st);
+  free(want);
+  clSVMFree(context, src);
+  clSVMFree(context, dst);
+  clSVMFree(context, a);
+}
+
+/* ---- fills */
+
+static void test_fill(dlx_dtype dtype) {
+  int64_t shape[2] = {4, 7}, size = dlx_itemsize(dtype);
+  layout l = random_layout(2, shape, size);
+  unsigned char *dst = svm((size_t)l.span), *want = malloc((size_t)l.span);
+  dlx_ze_fill_args *a = svm(sizeof *a);
+  host_access(dst, (size_t)l.span, 1);
+  host_access(a, sizeof *a, 1);
+  random_bytes(dst, l.span);
+  memcpy(want, dst, (size_t)l.span);
+  memset(a, 0, sizeof *a);
+  a->n = 28;
+  a->ndim = 2;
+  a->itemsize = size;
+  a->value[0] = next_random();
+  a->value[1] = next_random();
+  memcpy(a->shape, shape, sizeof shape);
+  byte_strides(&l, size, a->strides);
+  for (int64_t i = 0; i < 4; i++) {
+    for (int64_t j = 0; j < 7; j++)
+      memcpy(want + l.first + (i * l.strides[0] + j * l.strides[1]) * size, a->value, (size_t)size);
+  }
+  host_access(dst, (size_t)l.span, 0);
+  host_access(a, sizeof *a, 0);
+  CHECK(run(DLX_ZE_KERNEL_FILL, 1, (void *const[]){dst + l.first, a}, 2) == 0);
+  host_access(dst, (size_t)l.span, 1);
+  CHECK(memcmp(dst, want, (size_t)l.span) == 0);
+  host_access(dst, (size_t)l.span, 0);
+  free(want);
+  clSVMFree(context, dst);
+  clSVMFree(context, a);
+}
+
+/* ---- reductions */
+
+static bool close_values(double a, double b, double rel) {
+  if (a == b || (isnan(a) && isnan(b))) return true;
+  return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-12;
+}
+
+/* Results as doubles (one or two per element) to compare within a tolerance. */
+static void result_values(const unsigned char *p, dlx_dtype dtype, int64_t n, double *out) {
+  dlx_tensor src, dst;
+  DLDevice cpu = {kDLCPU, 0};
+  bool complex = dlx_dtype_kind(dtype) == DLX_KIND_COMPLEX;
+  layout l = {.ndim = 1, .shape = {n}, .strides = {1}};
+  int64_t shape[1] = {n};
+  src = as_tensor(&l, dtype, (void *)p);
+  dlx_tensor_empty(&dst, shape, 1, complex ? DLX_COMPLEX128 : DLX_FLOAT64, cpu, NULL);
+  dlx_cpu_backend.copy(&dst, &src, NULL);
+  memcpy(out, dst.buffer->data, (size_t)(n * (complex ? 16 : 8)));
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+}
+
+static void reduce_args(const layout *l, uint64_t dims, dlx_dtype from, dlx_reduce_op op,
+                        dlx_dtype to, int64_t chunks, dlx_ze_reduce_args *a) {
+  int64_t size = dlx_itemsize(from);
+  memset(a, 0, sizeof *a);
+  a->op = op;
+  a->src_dtype = from;
+  a->dst_dtype = to;
+  a->n_out = a->n_red = 1;
+  for (int32_t d = 0; d < l->ndim; d++) {
+    if (dims & (UINT64_C(1) << d)) {
+      a->red_shape[a->red_ndim] = l->shape[d];
+      a->red_strides[a->red_ndim++] = l->strides[d] * size;
+      a->n_red *= l->shape[d];
+    } else {
+      a->out_shape[a->out_ndim] = l->shape[d];
+      a->out_strides[a->out_ndim++] = l->strides[d] * size;
+      a->n_out *= l->shape[d];
+    }
+  }
+  a->chunks = chunks > a->n_red ? (a->n_red > 0 ? a->n_red : 1) : chunks;
+  a->chunk_len = (a->n_red + a->chunks - 1) / a->chunks;
+  a->chunks = a->chunk_len > 0 ? (a->n_red + a->chunk_len - 1) / a->chunk_len : 1;
+}
+
+static void test_reduce(dlx_reduce_op op, dlx_dtype from, uint64_t dims, int64_t chunks) {
+  int64_t shape[3] = {2 + (int64_t)(next_random() % 3), 1 + (int64_t)(next_random() % 5),
+                      3 + (int64_t)(next_random() % 300)};
+  int64_t size = dlx_itemsize(from), out_shape[3];
+  layout l = random_layout(3, shape, size);
+  dlx_dtype to;
+  dlx_ze_reduce_args *a = svm(sizeof *a);
+  unsigned char *src = svm((size_t)l.span), *dst, *want;
+  dlx_ze_acc *partials;
+  dlx_tensor st, wt;
+  DLDevice cpu = {kDLCPU, 0};
+  double got_v[2 * 64], want_v[2 * 64];
+  if (dlx_reduce_dtype(op, from, &to, NULL) != 0) return;
+  for (int d = 0; d < 3; d++) out_shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : shape[d];
+  host_access(src, (size_t)l.span, 1);
+  host_access(a, sizeof *a, 1);
+  gentle_values(src, &l, from, op == DLX_REDUCE_PROD);
+  reduce_args(&l, dims, from, op, to, chunks, a);
+  st = as_tensor(&l, from, src);
+  dlx_tensor_empty(&wt, out_shape, 3, to, cpu, NULL);
+  CHECK(dlx_cpu_backend.reduce(op, &st, dims, &wt, NULL) == 0);
+  want = wt.buffer->data;
+  dst = svm((size_t)(a->n_out * dlx_itemsize(to)));
+  partials = svm((size_t)(a->n_out * a->chunks) * sizeof *partials);
+  host_access(src, (size_t)l.span, 0);
+  host_access(a, sizeof *a, 0);
+  CHECK(run(DLX_ZE_KERNEL_REDUCE_PARTIAL, (size_t)(a->n_out * a->chunks),
+            (void *const[]){src + l.first, partials, a}, 3) == 0);
+  CHECK(run(DLX_ZE_KERNEL_REDUCE_FINISH, (size_t)a->n_out, (void *const[]){dst, partials, a}, 3) ==
+        0);
+  host_access(dst, (size_t)(a->n_out * dlx_itemsize(to)), 1);
+  host_access(a, sizeof *a, 1);
+  {
+    dlx_kind kind = dlx_dtype_kind(to);
+    bool exact = kind != DLX_KIND_FLOAT && kind != DLX_KIND_COMPLEX;
+    exact = exact || op == DLX_REDUCE_MIN || op == DLX_REDUCE_MAX;
+    int64_t n = a->n_out < 64 ? a->n_out : 64;
+    bool ok;
+    if (exact) {
+      ok = memcmp(dst, want, (size_t)(a->n_out * dlx_itemsize(to))) == 0;
+    } else {
+      int64_t count = n * (kind == DLX_KIND_COMPLEX ? 2 : 1);
+      double rel = (from == DLX_FLOAT16 || from == DLX_BFLOAT16) ? 1e-2 : 1e-6;
+      result_values(dst, to, n, got_v);
+      result_values(want, to, n, want_v);
+      ok = true;
+      for (int64_t i = 0; i < count; i++) ok = ok && close_values(got_v[i], want_v[i], rel);
+    }
+    check_count++;
+    if (!ok) {
+      check_failures++;
+      fprintf(stderr, "reduce op %d of %s over dims 0x%llx (%lld chunks) differs from the CPU\n",
+              (int)op, dlx_dtype_info_of(from)->name, (unsigned long long)dims,
+              (long long)a->chunks);
+    }
+  }
+  host_access(dst, (size_t)(a->n_out * dlx_itemsize(to)), 0);
+  host_access(a, sizeof *a, 0);
+  dlx_tensor_close(&st);
+  dlx_tensor_close(&wt);
+  clSVMFree(context, src);
+  clSVMFree(context, dst);
+  clSVMFree(context, partials);
+  clSVMFree(context, a);
+}
+
+int main(void) {
+  int rc = open_device();
+  if (rc != 0) return rc;
+  for (int to = DLX_BOOL; to <= DLX_COMPLEX128; to++) {
+    for (int from = DLX_BOOL; from <= DLX_COMPLEX128; from++) {
+      for (int rep = 0; rep < 3; rep++) test_copy((dlx_dtype)to, (dlx_dtype)from);
+    }
+    test_fill((dlx_dtype)to);
+  }
+  for (int dtype = DLX_FLOAT8_E3M4; dtype <= DLX_FLOAT8_E8M0FNU; dtype++)
+    test_copy((dlx_dtype)dtype, (dlx_dtype)dtype); /* storage-only: raw */
+  for (int op = DLX_REDUCE_SUM; op <= DLX_REDUCE_ANY; op++) {
+    for (int dtype = DLX_BOOL; dtype <= DLX_COMPLEX128; dtype++) {
+      static const uint64_t dims[] = {7, 4, 1, 5};
+      for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
+        bool arg = op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX;
+        if (arg && dims[k] != 7 && (dims[k] & (dims[k] - 1)) != 0) continue;
+        test_reduce((dlx_reduce_op)op, (dlx_dtype)dtype, dims[k], 1);
+        test_reduce((dlx_reduce_op)op, (dlx_dtype)dtype, dims[k], 3);
+      }
+    }
+  }
+  clReleaseProgram(program);
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+  return check_report("test_ze_kernels");
+}
