@@ -42,5 +42,6 @@ endif()
 file(RELATIVE_PATH DLX_PC_PREFIX_FROM_PCFILEDIR
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" DLX_PC_PREFIX_FROM_PCFILEDIR "${DLX_PC_PREFIX_FROM_PCFILEDIR}")
+set(DLX_PC_PRIVATE_LIBS "") # DlxOpenMP.cmake adds the OpenMP runtime and writes dlx.pc again
 configure_file(${PROJECT_SOURCE_DIR}/cmake/dlx.pc.in ${PROJECT_BINARY_DIR}/dlx.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dlx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

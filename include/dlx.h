@@ -41,14 +41,16 @@ void dlx_openlibs(lua_State *L);
  * error. The capsule's name is "dltensor_versioned" ("dltensor" for the legacy call); a script
  * consumes it once with dlx.from_dlpack, and an unconsumed capsule calls mt's deleter when it is
  * collected. Returns 0, or, when out of memory, calls mt's deleter, pushes an error message and
- * returns non-zero. Never raises. */
+ * returns non-zero. Never raises. (When the Lua stack itself cannot grow there is no room for
+ * the message: then it returns non-zero and pushes nothing.) */
 int dlx_push_capsule(lua_State *L, DLManagedTensorVersioned *mt);
 int dlx_push_capsule_legacy(lua_State *L, DLManagedTensor *mt);
 
 /* Lua -> host. Exports the value at idx -- a dlx tensor, a capsule (consumed), or any value with
  * a __dlpack method -- zero-copy where possible. Returns 0 and sets *out (the caller owns it and
  * must call its deleter once, from any thread), or returns non-zero, leaves *out NULL and pushes
- * an error message ("BufferError: ..."). Never raises. The legacy call refuses read-only
+ * an error message ("BufferError: ...") -- unless the Lua stack cannot grow, the one case that
+ * pushes nothing. Never raises. The legacy call refuses read-only
  * tensors (a legacy struct cannot carry the flag). */
 int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out);
 int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);

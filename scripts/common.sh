@@ -2,7 +2,10 @@
 
 # The Debian 12 packages that building, testing and CI need.
 DLX_PACKAGES=(cmake gcc make pkg-config lua5.4 liblua5.4-dev lua-busted luarocks lua-check
-  libdlpack-dev clang-format)
+  libdlpack-dev clang-format
+  python3 python3-numpy python3-torch python3-pytest python3-venv libtorch-dev g++ # interop
+  libze1 libze-dev clang-14 llvm-spirv-14 spirv-tools pocl-opencl-icd ocl-icd-opencl-dev
+  opencl-headers) # Level Zero: loader + validation layer, SPIR-V compiler and checker, PoCL
 
 # Installs the packages of DLX_PACKAGES (and any given as arguments) that are missing, with
 # apt-get, through sudo unless running as root.

@@ -37,6 +37,9 @@ typedef struct dlx_backend {
    * (MemoryError) on failure. */
   void *(*alloc)(int32_t device_id, size_t nbytes, dlx_error *err);
   void (*free)(int32_t device_id, void *ptr, size_t nbytes);
+  /* Bytes this backend's allocator holds for live buffers on the device now
+   * (dlx.memory_allocated); NULL when the backend does not count them. */
+  size_t (*memory_allocated)(int32_t device_id);
 
   /* Element-wise copy dst[i] = cast(src[i]).
    * - dst and src live on this backend's device, have the same ndim and shape (the core has
@@ -84,7 +87,54 @@ typedef struct dlx_backend {
   /* Copies nbytes between two devices of this backend (the same one included). */
   int (*copy_bytes_device)(void *dst, int32_t dst_id, const void *src, int32_t src_id,
                            size_t nbytes, dlx_error *err);
+
+  /* ---- Streams: entries of backends with queues of asynchronous work (NULL for synchronous
+   * backends: then `stream` is NULL). A stream is an opaque dlx_stream_handle: a cudaStream_t
+   * for CUDA, an immediate command list (or queue) for Level Zero. Each thread has a current
+   * stream per device (the backend keeps it thread-local); every operation of the backend on
+   * that device is queued on the calling thread's current stream and may still run when the
+   * entry returns. Reading results on the host (item, totable, copies to CPU memory) waits. */
+  const struct dlx_stream_ops *stream;
+
+  /* Import: may correct the device a DLPack producer gave for `data` by asking the driver
+   * (CUDA: managed memory labelled kDLCUDA becomes kDLCUDAManaged). NULL: trust the producer. */
+  void (*refine_import)(DLDevice *device, const void *data);
 } dlx_backend;
+
+/* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */
+typedef uintptr_t dlx_stream_handle;
+
+/* What a DLPack `stream` value asks the producer to do (dlpack-spec.md 6.2). */
+typedef struct dlx_stream_request {
+  bool sync;                /* false: the consumer said -1, do not synchronise at all */
+  dlx_stream_handle stream; /* the consumer's stream, when sync */
+} dlx_stream_request;
+
+typedef struct dlx_stream_ops {
+  /* A new stream on the device, ordered like the backend's usual streams. */
+  int (*create)(int32_t device_id, dlx_stream_handle *out, dlx_error *err);
+  /* Destroys a stream made by create; queued work still completes. If it is some thread's
+   * current stream, that thread must not use it any more (the binding resets its own). */
+  void (*destroy)(int32_t device_id, dlx_stream_handle stream);
+  /* The calling thread's current stream on the device (the backend's default stream until
+   * set_current is called on this thread). */
+  dlx_stream_handle (*current)(int32_t device_id);
+  /* Makes stream the calling thread's current stream; 0 makes the default stream current. */
+  void (*set_current)(int32_t device_id, dlx_stream_handle stream);
+  /* Waits on the host until the work queued so far on the stream has finished. */
+  int (*synchronize)(int32_t device_id, dlx_stream_handle stream, dlx_error *err);
+  /* Producer side of an exchange: makes `consumer` wait (on the device, without blocking the
+   * host) for the work queued so far on the calling thread's current stream, e.g. by recording
+   * an event there and queueing a wait for it on consumer. Nothing when they are the same. */
+  int (*wait_for_current)(int32_t device_id, dlx_stream_handle consumer, dlx_error *err);
+  /* The DLPack `stream` value a consumer passes (given = false for None/nil) -> what to do.
+   * ValueError for values the device type does not define (CUDA: 0, and values < -1). */
+  int (*from_dlpack)(int32_t device_id, bool given, int64_t value, dlx_stream_request *out,
+                     dlx_error *err);
+  /* The DLPack `stream` value that names `stream` to a producer (CUDA: the legacy default
+   * stream is 1, the per-thread default stream 2, others their handle). */
+  int64_t (*to_dlpack)(int32_t device_id, dlx_stream_handle stream);
+} dlx_stream_ops;
 
 /* The CPU backend, always present (src/cpu). */
 extern const dlx_backend dlx_cpu_backend;

@@ -5,8 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef DLX_WITH_LEVEL_ZERO
+extern const dlx_backend dlx_ze_backend; /* src/ze */
+#endif
+#ifdef DLX_WITH_CUDA
+#include "cuda/dlx_cuda.h" /* cuda:N, cuda_host, cuda_managed */
+#endif
+
 static const dlx_backend *const backends[] = {
     &dlx_cpu_backend,
+#ifdef DLX_WITH_CUDA
+    &dlx_cuda_backend, &dlx_cuda_host_backend, &dlx_cuda_managed_backend,
+#endif
+#ifdef DLX_WITH_LEVEL_ZERO
+    &dlx_ze_backend,
+#endif
 };
 
 static const char *const type_names[] = {

@@ -93,6 +93,21 @@ static int check_export_request(const dlx_tensor *t, const dlx_export_options *o
   return 0;
 }
 
+/* The stream rules of the producer (dlpack-spec.md 6.2): on a device with streams, the work
+ * queued on our current stream must be complete before the consumer's stream reads the data,
+ * so the consumer's stream waits for it (never the host). Memory the CPU reads (a dl_device
+ * export to the host) was copied synchronously and needs nothing. */
+static int order_for_consumer(DLDevice target, const dlx_export_options *opts, dlx_error *err) {
+  const dlx_backend *backend = dlx_backend_for(target.device_type);
+  dlx_stream_request request;
+  int rc;
+  if (backend == NULL || backend->stream == NULL) return 0;
+  rc =
+      backend->stream->from_dlpack(target.device_id, opts->has_stream, opts->stream, &request, err);
+  if (rc != 0 || !request.sync) return rc;
+  return backend->stream->wait_for_current(target.device_id, request.stream, err);
+}
+
 int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                DLManagedTensorVersioned **versioned_out, DLManagedTensor **legacy_out,
                dlx_error *err) {
@@ -112,11 +127,19 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                     "the tensor is read-only and a legacy (unversioned) "
                     "DLPack tensor cannot carry the READ_ONLY flag; ask for max_version = {1, 3} "
                     "(or copy = true)");
-  if (!copy)
+  if (!copy) {
+    rc = order_for_consumer(target, opts, err);
+    if (rc != 0) return rc;
     return make_managed(t, opts->versioned, t->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0,
                         versioned_out, legacy_out, err);
+  }
   rc = dlx_clone_as(&src, t, t->dtype, target, err);
   if (rc != 0) return rc;
+  rc = order_for_consumer(target, opts, err); /* after the copy was queued */
+  if (rc != 0) {
+    dlx_tensor_close(&src);
+    return rc;
+  }
   rc = make_managed(&src, opts->versioned, DLPACK_FLAG_BITMASK_IS_COPIED, versioned_out, legacy_out,
                     err);
   dlx_tensor_close(&src); /* the export holds its own reference */
@@ -148,11 +171,21 @@ static int check_dtype(DLDataType dl, dlx_dtype *out, dlx_error *err) {
   return 0;
 }
 
-static int check_device(DLDevice dev, DLDevice *out, dlx_error *err) {
+static int check_device(DLDevice dev, const void *data, DLDevice *out, dlx_error *err) {
   const char *name = dlx_device_type_name(dev.device_type);
-  if (dlx_backend_for(dev.device_type) == NULL)
+  const dlx_backend *backend = dlx_backend_for(dev.device_type);
+  if (backend == NULL)
     return dlx_fail(err, DLX_BUFFER_ERROR, "device type %d (%s) is not supported by this dlx",
                     (int)dev.device_type, name != NULL ? name : "unknown");
+  /* Any id the producer gave: a kDLOneAPI id is often a SYCL index, which refine corrects. */
+  if (backend->refine_import != NULL && backend->device_count() > 0)
+    backend->refine_import(&dev, data);
+  if (dev.device_id < 0) /* refine_import: no device of this type owns data */
+    return dlx_fail(err, DLX_BUFFER_ERROR,
+                    "the data pointer is not memory of any %s device dlx knows (the driver does "
+                    "not recognise it)",
+                    name);
+  name = dlx_device_type_name(dev.device_type);
   *out = dev;
   if (dlx_device_type_is_host_like(dev.device_type)) out->device_id = 0;
   if (dlx_device_check(*out, NULL) != 0)
@@ -181,9 +214,11 @@ static int check_layout(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
       return dlx_fail(err, DLX_BUFFER_ERROR, "negative size %lld in dim %d",
                       (long long)dl->shape[d], (int)d + 1);
     t->shape[d] = dl->shape[d];
-    if (__builtin_mul_overflow(numel, dl->shape[d], &numel))
-      return dlx_fail(err, DLX_BUFFER_ERROR, "the element count overflows");
   }
+  /* the rule of creation: an empty shape is never too large, whatever its other sizes */
+  if (dlx_check_shape(t->shape, t->ndim, t->dtype, NULL) != 0)
+    return dlx_fail(err, DLX_BUFFER_ERROR, "the element count or byte size overflows");
+  numel = dlx_tensor_numel(t);
   if (dl->strides != NULL)
     memcpy(t->strides, dl->strides, (size_t)dl->ndim * sizeof(int64_t));
   else
@@ -224,7 +259,7 @@ static int check_tensor(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
   int rc;
   memset(t, 0, sizeof *t);
   rc = check_dtype(dl->dtype, &t->dtype, err);
-  if (rc == 0) rc = check_device(dl->device, device, err);
+  if (rc == 0) rc = check_device(dl->device, dl->data, device, err);
   if (rc == 0) rc = check_layout(dl, allow_null_strides, t, err);
   if (rc == 0) rc = check_offset(dl, t, err);
   return rc;

@@ -1,7 +1,6 @@
 /* module.c -- luaopen_dlx_core: the metatables, the constants, the C API table in the registry,
  * and the module table that lua/dlx/init.lua builds the public dlx table from. */
 #include "binding.h"
-#include "cpu/cpu.h"
 
 /* What other C modules get through dlx_capi_get(L). */
 static const dlx_capi capi = {
@@ -71,7 +70,11 @@ static void set_constants(lua_State *L, const char *field, const constant *list)
 /* memory_allocated([device]) -> bytes dlx's allocator holds on that device now. */
 static int core_memory_allocated(lua_State *L) {
   DLDevice device = dlxl_parsedevice(L, 1);
-  lua_pushinteger(L, device.device_type == kDLCPU ? (lua_Integer)dlx_cpu_memory_allocated() : 0);
+  const dlx_backend *backend = dlx_backend_for(device.device_type);
+  size_t bytes = 0; /* a device that is not there holds nothing */
+  if (dlx_device_check(device, NULL) == 0 && backend->memory_allocated != NULL)
+    bytes = backend->memory_allocated(device.device_id);
+  lua_pushinteger(L, (lua_Integer)bytes);
   return 1;
 }
 
@@ -87,12 +90,13 @@ static const luaL_Reg module_funcs[] = {
 };
 
 DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
-  const luaL_Reg *const func_sets[] = {module_funcs, dlxl_device_funcs, dlxl_create_funcs,
-                                       dlxl_value_funcs, dlxl_capsule_funcs};
+  const luaL_Reg *const func_sets[] = {module_funcs,     dlxl_device_funcs,  dlxl_create_funcs,
+                                       dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs};
   luaL_checkversion(L);
   dlxl_open_device(L);
   dlxl_open_capsule(L);
   dlxl_open_tensor(L);
+  dlxl_open_stream(L);
   lua_pushlightuserdata(L, (void *)&capi);
   lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
 
@@ -107,6 +111,12 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_pushinteger(L, DLPACK_MINOR_VERSION);
   lua_rawseti(L, -2, 2);
   lua_setfield(L, -2, "DLPACK_VERSION");
+#ifdef DLX_WITH_CUDA
+  lua_pushboolean(L, 1);
+#else
+  lua_pushboolean(L, 0);
+#endif
+  lua_setfield(L, -2, "cuda_built"); /* the CUDA backend is compiled in (it may see no GPU) */
   set_constants(L, "DLDeviceType", device_types);
   set_constants(L, "DLDataTypeCode", dtype_codes);
   luaL_getmetatable(L, DLXL_TENSOR);
