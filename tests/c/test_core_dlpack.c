@@ -100,6 +100,10 @@ static void test_import_checks(void) {
   p.shape[1] = 4;
   expect_versioned(&p, DLX_BUFFER_ERROR);
   produce(&p);
+  p.shape[0] = 0; /* empty: the other size may be anything, as for creation */
+  p.shape[1] = INT64_MAX;
+  expect_versioned(&p, 0);
+  produce(&p);
   p.strides[0] = INT64_MAX / 2;
   expect_versioned(&p, DLX_BUFFER_ERROR);
   produce(&p);
