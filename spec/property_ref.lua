@@ -77,8 +77,13 @@ local function to_number(v)
   return v
 end
 
--- A uint64 kept in a Lua integer (two's complement) as the float it stands for.
-local function uint64_float(v) return v < 0 and v + 2.0 ^ 64 or v + 0.0 end
+-- A uint64 kept in a Lua integer (two's complement) as the float it stands for, rounded once:
+-- halve it keeping the lost bit as a sticky bit (round to odd), convert, then double exactly.
+-- (v + 2.0 ^ 64 would round twice: v to a float, then the sum.)
+local function uint64_float(v)
+  if v >= 0 then return v + 0.0 end
+  return ((v >> 1) | (v & 1)) * 2.0
+end
 
 --- v, a value of dtype `from`, cast to dtype `to`.
 function R.cast(v, from, to)
@@ -118,6 +123,7 @@ local function numel(shape)
   return n
 end
 R.numel = numel
+R.uint64_float = uint64_float
 
 -- Calls fn(index) for every index of shape in row-major order (index is reused).
 local function each_index(shape, fn)

@@ -160,7 +160,7 @@ local function differs(t, a, tolerance)
   for i = 1, #a.values do
     local want = a.values[i]
     -- the reference keeps uint64 in Lua integers; totable gives those above maxinteger as floats
-    if uint64 and want < 0 then want = want + 2.0 ^ 64 end
+    if uint64 and want < 0 then want = R.uint64_float(want) end
     if not same_value(want, got[i], tolerance) then
       return ("element %d: expected %s, got %s"):format(i, show(want), show(got[i]))
     end
