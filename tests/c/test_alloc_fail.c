@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "producer.h"
 
 /* ---- the failing door */
 
@@ -65,38 +66,9 @@ static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 /* ---- a host producer whose deleters count their calls */
 
-typedef struct producer {
-  DLManagedTensorVersioned versioned;
-  DLManagedTensor legacy;
-  int64_t shape[2], strides[2];
-  float data[6];
-  int deleted;
-} producer;
-
-static void count_versioned(DLManagedTensorVersioned *self) {
-  ((producer *)self->manager_ctx)->deleted++;
-}
-
-static void count_legacy(DLManagedTensor *self) { ((producer *)self->manager_ctx)->deleted++; }
-
 /* A 2x3 float32 tensor viewed transposed (strides 1, 3), as both kinds of struct. */
 static void produce(producer *p, uint64_t flags) {
-  memset(p, 0, sizeof *p);
-  for (int i = 0; i < 6; i++) p->data[i] = (float)i;
-  p->shape[0] = 3;
-  p->shape[1] = 2;
-  p->strides[0] = 1;
-  p->strides[1] = 3;
-  DLTensor dl = {p->data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, p->shape, p->strides, 0};
-  p->versioned.version.major = 1;
-  p->versioned.version.minor = 3;
-  p->versioned.manager_ctx = p;
-  p->versioned.deleter = count_versioned;
-  p->versioned.flags = flags;
-  p->versioned.dl_tensor = dl;
-  p->legacy.manager_ctx = p;
-  p->legacy.deleter = count_legacy;
-  p->legacy.dl_tensor = dl;
+  producer_make(p, (DLDataType){kDLFloat, 32, 1}, 3, 2, 1, 3, flags);
 }
 
 /* ---- scenarios: a Lua chunk, run with the capsules the host pushed as its arguments. Its
@@ -209,8 +181,7 @@ static int push_capsules(lua_State *L, producer *p, int count, run_result *r, co
   int pushed = 0;
   for (int i = 0; i < count; i++) {
     int top = lua_gettop(L);
-    int rc =
-        i == 1 ? dlx_push_capsule_legacy(L, &p[i].legacy) : dlx_push_capsule(L, &p[i].versioned);
+    int rc = i == 1 ? dlx_push_capsule_legacy(L, &p[i].legacy) : dlx_push_capsule(L, &p[i].mt);
     if (rc != 0) {
       fail_without_value(r, L, top, s, n); /* the deleter has run */
       continue;

@@ -4,43 +4,14 @@
 
 #include "check.h"
 #include "core/core.h"
+#include "producer.h"
 
 static const DLDevice cpu = {kDLCPU, 0};
 
 /* ---- a producer whose deleter counts its calls */
 
-typedef struct producer {
-  DLManagedTensorVersioned mt;
-  DLManagedTensor legacy;
-  int64_t shape[4], strides[4];
-  float data[64];
-  int deleted;
-} producer;
-
-static void count_versioned(DLManagedTensorVersioned *self) {
-  ((producer *)self->manager_ctx)->deleted++;
-}
-
-static void count_legacy(DLManagedTensor *self) { ((producer *)self->manager_ctx)->deleted++; }
-
 /* A 2x3 float32 row-major tensor over p->data (versioned 1.3 and legacy views of it). */
-static void produce(producer *p) {
-  memset(p, 0, sizeof *p);
-  for (int i = 0; i < 64; i++) p->data[i] = (float)i;
-  p->shape[0] = 2;
-  p->shape[1] = 3;
-  p->strides[0] = 3;
-  p->strides[1] = 1;
-  DLTensor dl = {p->data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, p->shape, p->strides, 0};
-  p->mt.version.major = 1;
-  p->mt.version.minor = 3;
-  p->mt.manager_ctx = p;
-  p->mt.deleter = count_versioned;
-  p->mt.dl_tensor = dl;
-  p->legacy.manager_ctx = p;
-  p->legacy.deleter = count_legacy;
-  p->legacy.dl_tensor = dl;
-}
+static void produce(producer *p) { producer_make(p, (DLDataType){kDLFloat, 32, 1}, 2, 3, 3, 1, 0); }
 
 /* Imports p->mt, expecting the error class `code`; the deleter must have run exactly once
  * by the time the tensor is gone. */

@@ -13,41 +13,12 @@
 #include "check.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "producer.h"
 
 #define PRODUCERS 64
 
-typedef struct producer {
-  DLManagedTensorVersioned versioned;
-  DLManagedTensor legacy;
-  int64_t shape[2], strides[2];
-  int32_t data[12];
-  int deleted;
-} producer;
-
-static void count_versioned(DLManagedTensorVersioned *self) {
-  ((producer *)self->manager_ctx)->deleted++;
-}
-
-static void count_legacy(DLManagedTensor *self) { ((producer *)self->manager_ctx)->deleted++; }
-
 /* A 3x4 int32 tensor 0..11 (row-major), as both kinds of struct. */
-static void produce(producer *p) {
-  memset(p, 0, sizeof *p);
-  for (int i = 0; i < 12; i++) p->data[i] = i;
-  p->shape[0] = 3;
-  p->shape[1] = 4;
-  p->strides[0] = 4;
-  p->strides[1] = 1;
-  DLTensor dl = {p->data, {kDLCPU, 0}, 2, {kDLInt, 32, 1}, p->shape, p->strides, 0};
-  p->versioned.version.major = 1;
-  p->versioned.version.minor = 3;
-  p->versioned.manager_ctx = p;
-  p->versioned.deleter = count_versioned;
-  p->versioned.dl_tensor = dl;
-  p->legacy.manager_ctx = p;
-  p->legacy.deleter = count_legacy;
-  p->legacy.dl_tensor = dl;
-}
+static void produce(producer *p) { producer_make(p, (DLDataType){kDLInt, 32, 1}, 3, 4, 4, 1, 0); }
 
 static lua_State *new_state(void) {
   lua_State *L = luaL_newstate();
@@ -62,7 +33,7 @@ static lua_State *new_state(void) {
 
 /* Pushes producer i's capsule (legacy for odd i). */
 static void push(lua_State *L, producer *p, int i) {
-  int rc = i % 2 ? dlx_push_capsule_legacy(L, &p[i].legacy) : dlx_push_capsule(L, &p[i].versioned);
+  int rc = i % 2 ? dlx_push_capsule_legacy(L, &p[i].legacy) : dlx_push_capsule(L, &p[i].mt);
   CHECK_EQ_INT(rc, 0);
 }
 
