@@ -3,20 +3,8 @@
 #         -DLUA=lua5.4 [-DLUA_PRELOAD=<asan runtime>] -P TestInstall.cmake
 # Installs BUILD_DIR into WORK_DIR/prefix and uses it the way a user would: examples/embed built
 # with find_package(dlx) and with pkg-config, and require "dlx" from the installed Lua module.
-foreach(var SOURCE_DIR BUILD_DIR WORK_DIR C_COMPILER LUA)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "TestInstall.cmake: ${var} is not set")
-  endif()
-endforeach()
-
-function(run)
-  string(JOIN " " line ${ARGN})
-  message(STATUS "+ ${line}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${line}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/DlxScript.cmake)
+dlx_require_vars(TestInstall.cmake SOURCE_DIR BUILD_DIR WORK_DIR C_COMPILER LUA)
 
 set(prefix ${WORK_DIR}/prefix)
 set(script ${SOURCE_DIR}/examples/embed/script.lua)

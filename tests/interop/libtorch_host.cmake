@@ -3,20 +3,8 @@
 #         -P libtorch_host.cmake
 # Installs BUILD_DIR into WORK_DIR/prefix, builds examples/libtorch against it with
 # find_package(dlx) and find_package(Torch), warnings as errors, and runs it on its script.
-foreach(var SOURCE_DIR BUILD_DIR WORK_DIR CXX_COMPILER TORCH_DIR)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "libtorch_host.cmake: ${var} is not set")
-  endif()
-endforeach()
-
-function(run)
-  string(JOIN " " line ${ARGN})
-  message(STATUS "+ ${line}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${line}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/DlxScript.cmake)
+dlx_require_vars(libtorch_host.cmake SOURCE_DIR BUILD_DIR WORK_DIR CXX_COMPILER TORCH_DIR)
 
 set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${prefix})
