@@ -4,7 +4,8 @@
 #     spirv-val, then checked again here;
 #   - the oneapi specs run on the test driver (tests/ze_driver) through the real loader with its
 #     validation layer (ZE_ENABLE_VALIDATION_LAYER, ZE_ENABLE_PARAMETER_VALIDATION);
-#   - the kernels' OpenCL C runs on PoCL against the CPU backend (tests/ze_kernels);
+#   - the kernels' OpenCL C runs on PoCL against the CPU backend (tests/ze_kernels), without
+#     sub-groups (PoCL has none); the module's sub-group shuffles are checked to be there;
 #   - a dlx built with Level Zero still loads and works CPU-only when the loader is missing.
 # Runs after scripts/test, on its build/; a few seconds.
 set -euo pipefail
@@ -25,6 +26,11 @@ layer=$(ldconfig -p | awk '/libze_validation_layer\.so\.1 /{p = $NF} END {print 
 echo "validation layer: $layer"
 spirv-val --target-env opencl2.2 "$spv"
 echo "spirv-val: $spv is valid ($(stat -c %s "$spv") bytes)"
+# The reductions' sub-group step (shuffles) is in the module; PoCL cannot run it (no sub-groups),
+# tests/ze_kernels/intel_opencl_rt.sh does, by hand (see the README).
+module=$(spirv-dis "$spv")
+grep -q 'OpCapability SubgroupShuffleINTEL' <<<"$module" || { echo "no sub-group shuffles in $spv" >&2; exit 1; }
+echo "sub-group step: $(grep -c 'OpSubgroupShuffleXorINTEL' <<<"$module") shuffles in the module"
 
 section "Level Zero: CPU-only without a driver, and without the loader"
 export LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua" LUA_CPATH="$PWD/build/?.so"

@@ -5,8 +5,10 @@
 # itself (libze_loader.so.1, Debian: libze1) is opened at run time, so it is not needed to build,
 # and a dlx built with the backend still works CPU-only where it is missing.
 #
-# The kernels (src/ze/kernels/*.cl, OpenCL C) are compiled to SPIR-V 1.2, checked with
-# spirv-val and embedded in the library as a byte array (dlx_ze_spirv). They are emitted
+# The kernels (src/ze/kernels/*.cl, OpenCL C) are compiled to SPIR-V 1.2 with Intel's sub-group
+# extension (SPV_INTEL_subgroups: the reductions' shuffles), checked with spirv-val and embedded
+# in the library as a byte array (dlx_ze_spirv). clang 14's built-in declarations lack Intel's
+# sub-group shuffles, hence its full header opencl-c.h instead. The kernels are emitted
 # unoptimised: the driver's compiler optimises them, and llvm-spirv 14 cannot translate what
 # LLVM 14's optimiser makes of them (odd-width integers, freeze).
 #
@@ -74,11 +76,13 @@ if(DLX_WITH_LEVEL_ZERO)
   add_custom_command(
     OUTPUT ${ze_bin}/dlx_kernels.spv
     COMMAND ${DLX_ZE_CLANG} -c -target spir64 -cl-std=CL1.2 -O0 -Xclang -disable-O0-optnone
-            -Xclang -finclude-default-header -Wall -Wextra -Werror -emit-llvm
+            -Xclang -include -Xclang opencl-c.h -DDLX_ZE_REQUIRE_SUBGROUPS -Wall -Wextra -Werror
+            -emit-llvm
             -I${ze_src}/kernels/shim -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/include
             -MD -MF ${ze_bin}/dlx_kernels.d -MT ${ze_bin}/dlx_kernels.spv
             ${ze_src}/kernels/dlx_kernels.cl -o ${ze_bin}/dlx_kernels.bc
-    COMMAND ${DLX_ZE_LLVM_SPIRV} --spirv-max-version=1.2 ${ze_bin}/dlx_kernels.bc
+    COMMAND ${DLX_ZE_LLVM_SPIRV} --spirv-max-version=1.2 --spirv-ext=+SPV_INTEL_subgroups
+            ${ze_bin}/dlx_kernels.bc
             -o ${ze_bin}/dlx_kernels.spv
     COMMAND ${DLX_ZE_SPIRV_VAL} --target-env opencl2.2 ${ze_bin}/dlx_kernels.spv
     DEPENDS ${ze_src}/kernels/dlx_kernels.cl

@@ -1,10 +1,17 @@
-/* test_ze_kernels.c -- the Level Zero backend's OpenCL C kernels (src/ze/kernels/dlx_kernels.cl),
- * built from source and run by an OpenCL CPU device (PoCL in CI), against dlx's CPU backend on
- * random inputs: every pair of computable dtypes for the casts (random bytes: NaN payloads, inf,
- * subnormals, huge values), bit-for-bit copies, fills, and every reduction of every dtype over
- * odd shapes with permuted, sliced and negative strides, with one and several chunks per output
- * (the second pass). Memory is OpenCL shared virtual memory, so that kernels get interior
- * pointers exactly as Level Zero USM gives them.
+/* test_ze_kernels.c -- the Level Zero backend's OpenCL C kernels (src/ze/kernels/dlx_kernels.cl)
+ * run by an OpenCL CPU device against dlx's CPU backend on random inputs: every pair of
+ * computable dtypes for the casts (random bytes: NaN payloads, inf, subnormals, huge values),
+ * bit-for-bit copies, fills, and every reduction of every dtype over odd shapes with permuted,
+ * sliced and negative strides, with one and several chunks per output (the second pass). Memory
+ * is OpenCL shared virtual memory, so that kernels get interior pointers exactly as Level Zero
+ * USM gives them.
+ *
+ * The kernels are built from source, or, with DLX_ZE_KERNEL_IL=path, loaded from the SPIR-V that
+ * the library embeds (clCreateProgramWithIL). PoCL (CI) has no sub-groups: the reductions then
+ * combine in local memory alone. A device with Intel sub-groups (Intel's CPU OpenCL runtime, see
+ * tests/ze_kernels/intel_opencl_rt.sh) runs the shuffles too: built from source, the reductions
+ * are run again with the sub-group size pinned to each size the device offers.
+ * DLX_ZE_EXPECT_SUBGROUPS=1 fails the test when the reductions ran without sub-groups.
  *
  * Exit status 77 (a skip for ctest) when there is no OpenCL device; 1 when a check fails. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -37,7 +44,8 @@ static uint64_t next_random(void) { /* xorshift64* */
 
 /* ---- OpenCL */
 
-static char *read_file(const char *path) {
+/* The file's bytes, NUL-terminated; *size_out (when not NULL) gets their count. */
+static char *read_file(const char *path, size_t *size_out) {
   FILE *f = fopen(path, "rb");
   long size;
   char *text;
@@ -51,35 +59,89 @@ static char *read_file(const char *path) {
     text = NULL;
   }
   fclose(f);
+  if (size_out != NULL) *size_out = (size_t)size;
   return text;
+}
+
+static cl_device_id device;
+
+/* The SPIR-V at DLX_ZE_KERNEL_IL, or the source built with -DDLX_ZE_TEST_SUBGROUP_SIZE=n when
+ * n > 0. */
+static int build_program(int subgroup_size) {
+  const char *il_path = getenv("DLX_ZE_KERNEL_IL");
+  char options[1024], log[8192] = "";
+  cl_int rc;
+  if (program != NULL) clReleaseProgram(program);
+  if (il_path != NULL && il_path[0] != '\0') {
+    size_t size = 0;
+    char *il = read_file(il_path, &size);
+    if (il == NULL) return fprintf(stderr, "cannot read %s\n", il_path), 1;
+    program = clCreateProgramWithIL(context, il, size, &rc);
+    free(il);
+    options[0] = '\0';
+  } else {
+    char *source = read_file(DLX_ZE_KERNEL_SOURCE, NULL);
+    if (source == NULL) return fprintf(stderr, "cannot read %s\n", DLX_ZE_KERNEL_SOURCE), 1;
+    program = clCreateProgramWithSource(context, 1, (const char **)&source, NULL, &rc);
+    free(source);
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -I%s/src/ze/kernels/shim -I%s/src -I%s/include", DLX_SOURCE_DIR,
+             DLX_SOURCE_DIR, DLX_SOURCE_DIR);
+    if (subgroup_size > 0) {
+      size_t used = strlen(options);
+      snprintf(options + used, sizeof options - used, " -DDLX_ZE_TEST_SUBGROUP_SIZE=%d",
+               subgroup_size);
+    }
+  }
+  if (rc == CL_SUCCESS) rc = clBuildProgram(program, 1, &device, options, NULL, NULL);
+  if (rc != CL_SUCCESS) {
+    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    fprintf(stderr, "building the kernels failed (%d):\n%s\n", rc, log);
+    return 1;
+  }
+  return 0;
 }
 
 static int open_device(void) {
   cl_platform_id platform;
-  cl_device_id device;
   cl_uint n = 0;
   cl_int rc;
-  char *source = read_file(DLX_ZE_KERNEL_SOURCE), log[8192] = "";
-  const char *options = "-cl-std=CL1.2 -I" DLX_SOURCE_DIR "/src/ze/kernels/shim -I" DLX_SOURCE_DIR
-                        "/src -I" DLX_SOURCE_DIR "/include";
+  char name[256] = "", version[256] = "";
   if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0 ||
       clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &n) != CL_SUCCESS || n == 0) {
     printf("SKIP: no OpenCL device (apt-get install pocl-opencl-icd)\n");
-    free(source);
     return SKIP;
   }
-  if (source == NULL) return fprintf(stderr, "cannot read %s\n", DLX_ZE_KERNEL_SOURCE), 1;
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
+  printf("OpenCL: %s, %s\n", name, version);
   context = clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
+  if (rc != CL_SUCCESS) return fprintf(stderr, "clCreateContext failed (%d)\n", rc), 1;
   queue = clCreateCommandQueueWithProperties(context, device, NULL, &rc);
-  program = clCreateProgramWithSource(context, 1, (const char **)&source, NULL, &rc);
-  free(source);
-  rc = clBuildProgram(program, 1, &device, options, NULL, NULL);
-  if (rc != CL_SUCCESS) {
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-    fprintf(stderr, "clBuildProgram failed (%d):\n%s\n", rc, log);
-    return 1;
-  }
-  return 0;
+  if (rc != CL_SUCCESS) return fprintf(stderr, "clCreateCommandQueue failed (%d)\n", rc), 1;
+  return build_program(0);
+}
+
+/* The sub-group size the reductions run with (1: no sub-groups; 0: no such kernel). */
+static size_t reduce_subgroup_size(void) {
+  cl_int rc;
+  cl_kernel k = clCreateKernel(program, DLX_ZE_KERNEL_REDUCE_PARTIAL, &rc);
+  size_t local = DLX_ZE_GROUP_SIZE, size = 0;
+  if (rc != CL_SUCCESS) return 0;
+  rc = clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                               &local, sizeof size, &size, NULL);
+  clReleaseKernel(k);
+  return rc == CL_SUCCESS && size > 1 ? size : 1;
+}
+
+/* The sub-group sizes the device offers (cl_intel_required_subgroup_size); 0 when it names none. */
+#define DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
+static size_t device_subgroup_sizes(size_t *sizes, size_t max) {
+  size_t bytes = 0;
+  if (clGetDeviceInfo(device, DEVICE_SUB_GROUP_SIZES_INTEL, max * sizeof *sizes, sizes, &bytes) !=
+      CL_SUCCESS)
+    return 0;
+  return bytes / sizeof *sizes;
 }
 
 static void *svm(size_t n) {
@@ -168,8 +230,10 @@ static void random_bytes(unsigned char *p, int64_t n) {
 }
 
 /* Values every dtype holds exactly (small integers, halves), for the reductions; for products
- * only +-1 and +-0.5, so that no partial product overflows in one order and not another. */
-static void gentle_values(unsigned char *p, const layout *l, dlx_dtype dtype, bool product) {
+ * only +-1 and +-0.5, so that no partial product overflows in one order and not another; for
+ * the extremes of floats a NaN now and then (it must win, at its first position). */
+static void gentle_values(unsigned char *p, const layout *l, dlx_dtype dtype, dlx_reduce_op op) {
+  bool product = op == DLX_REDUCE_PROD, extreme = op >= DLX_REDUCE_MIN && op <= DLX_REDUCE_ARGMAX;
   dlx_tensor src, dst;
   DLDevice cpu = {kDLCPU, 0};
   int64_t n = 1;
@@ -179,6 +243,7 @@ static void gentle_values(unsigned char *p, const layout *l, dlx_dtype dtype, bo
     double v = (double)((int64_t)(next_random() % 17) - 8) / (dtype == DLX_BOOL ? 1 : 2);
     if (product) v = (next_random() % 2 ? 1.0 : 0.5) * (next_random() % 2 ? 1 : -1);
     if (dlx_dtype_kind(dtype) == DLX_KIND_UINT || dtype == DLX_BOOL) v = fabs(v);
+    if (extreme && dlx_dtype_kind(dtype) == DLX_KIND_FLOAT && next_random() % 97 == 0) v = NAN;
     ((double *)src.buffer->data)[i] = v;
   }
   dst = as_tensor(l, dtype, p);
@@ -336,7 +401,7 @@ static void test_reduce(dlx_reduce_op op, dlx_dtype from, uint64_t dims, int64_t
   for (int d = 0; d < 3; d++) out_shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : shape[d];
   host_access(src, (size_t)l.span, 1);
   host_access(a, sizeof *a, 1);
-  gentle_values(src, &l, from, op == DLX_REDUCE_PROD);
+  gentle_values(src, &l, from, op);
   reduce_args(&l, dims, from, op, to, chunks, a);
   st = as_tensor(&l, from, src);
   dlx_tensor_empty(&wt, out_shape, 3, to, cpu, NULL);
@@ -386,20 +451,10 @@ static void test_reduce(dlx_reduce_op op, dlx_dtype from, uint64_t dims, int64_t
   clSVMFree(context, a);
 }
 
-int main(void) {
-  int rc = open_device();
-  if (rc != 0) return rc;
-  for (int to = DLX_BOOL; to <= DLX_COMPLEX128; to++) {
-    for (int from = DLX_BOOL; from <= DLX_COMPLEX128; from++) {
-      for (int rep = 0; rep < 3; rep++) test_copy((dlx_dtype)to, (dlx_dtype)from);
-    }
-    test_fill((dlx_dtype)to);
-  }
-  for (int dtype = DLX_FLOAT8_E3M4; dtype <= DLX_FLOAT8_E8M0FNU; dtype++)
-    test_copy((dlx_dtype)dtype, (dlx_dtype)dtype); /* storage-only: raw */
+static void test_reductions(void) {
+  static const uint64_t dims[] = {7, 4, 1, 5};
   for (int op = DLX_REDUCE_SUM; op <= DLX_REDUCE_ANY; op++) {
     for (int dtype = DLX_BOOL; dtype <= DLX_COMPLEX128; dtype++) {
-      static const uint64_t dims[] = {7, 4, 1, 5};
       for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
         bool arg = op == DLX_REDUCE_ARGMIN || op == DLX_REDUCE_ARGMAX;
         if (arg && dims[k] != 7 && (dims[k] & (dims[k] - 1)) != 0) continue;
@@ -408,6 +463,44 @@ int main(void) {
       }
     }
   }
+}
+
+/* The reductions again with the sub-group size pinned to each size the device offers. */
+static void test_reductions_per_subgroup_size(void) {
+  size_t sizes[16], count = device_subgroup_sizes(sizes, 16);
+  for (size_t i = 0; i < count; i++) {
+    if (build_program((int)sizes[i]) != 0) {
+      check_failures++;
+      continue;
+    }
+    CHECK(reduce_subgroup_size() == sizes[i]);
+    printf("reductions: sub-groups of %zu (pinned)\n", sizes[i]);
+    test_reductions();
+  }
+}
+
+int main(void) {
+  const char *expect = getenv("DLX_ZE_EXPECT_SUBGROUPS"), *il = getenv("DLX_ZE_KERNEL_IL");
+  size_t subgroup;
+  int rc = open_device();
+  if (rc != 0) return rc;
+  subgroup = reduce_subgroup_size();
+  printf("kernels: %s; reductions: sub-groups of %zu\n",
+         il != NULL && il[0] != '\0' ? il : "built from source", subgroup);
+  if (expect != NULL && strcmp(expect, "1") == 0 && subgroup <= 1) {
+    fprintf(stderr, "DLX_ZE_EXPECT_SUBGROUPS=1, but the reductions ran without sub-groups\n");
+    check_failures++;
+  }
+  for (int to = DLX_BOOL; to <= DLX_COMPLEX128; to++) {
+    for (int from = DLX_BOOL; from <= DLX_COMPLEX128; from++) {
+      for (int rep = 0; rep < 3; rep++) test_copy((dlx_dtype)to, (dlx_dtype)from);
+    }
+    test_fill((dlx_dtype)to);
+  }
+  for (int dtype = DLX_FLOAT8_E3M4; dtype <= DLX_FLOAT8_E8M0FNU; dtype++)
+    test_copy((dlx_dtype)dtype, (dlx_dtype)dtype); /* storage-only: raw */
+  test_reductions();
+  if (il == NULL || il[0] == '\0') test_reductions_per_subgroup_size();
   clReleaseProgram(program);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);

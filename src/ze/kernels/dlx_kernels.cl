@@ -344,25 +344,89 @@ static dlx_ze_acc take(long op, int kind, dlx_ze_acc x) {
   return x;
 }
 
-/* Combines the work-group's partial results in local memory; work-item 0 gets the total. */
-static dlx_ze_acc group_combine(long op, int kind, __local dlx_ze_acc *scratch, dlx_ze_acc mine) {
-  int lid = (int)get_local_id(0);
-  scratch[lid] = mine;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = GROUP / 2; s > 0; s /= 2) {
-    if (lid < s) {
-      dlx_ze_acc a = scratch[lid], b = scratch[lid + s];
-      combine(op, kind, &a, &b);
-      scratch[lid] = a;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+/* ---- sub-groups
+ *
+ * A work-group's partial results are combined in three steps: within each sub-group through
+ * register shuffles, across the sub-groups' results in local memory, and (in dlx_reduce_finish)
+ * across work-groups. Intel GPUs run sub-groups of 8, 16 or 32 work-items (cl_intel_subgroups;
+ * SPV_INTEL_subgroups in the SPIR-V). Where the compiler offers no sub-groups (PoCL, which runs
+ * these kernels in tests/ze_kernels), every work-item is a sub-group of one: the same code then
+ * does the whole combine in local memory. */
+#if defined(cl_intel_subgroups)
+static uint subgroup_size(void) { return get_sub_group_size(); }
+static uint subgroup_id(void) { return get_sub_group_id(); }
+static uint subgroup_lane(void) { return get_sub_group_local_id(); }
+static uint subgroup_count(void) { return get_num_sub_groups(); }
+
+/* x as held by the lane whose index is this lane's xor mask. Doubles travel as their bits:
+ * cl_intel_subgroups shuffles 64-bit integers but not doubles. */
+static dlx_ze_acc shuffle_xor(dlx_ze_acc x, uint mask) {
+  dlx_ze_acc y;
+  y.re = as_double(intel_sub_group_shuffle_xor(as_ulong(x.re), mask));
+  y.im = as_double(intel_sub_group_shuffle_xor(as_ulong(x.im), mask));
+  y.i = intel_sub_group_shuffle_xor(x.i, mask);
+  y.u = intel_sub_group_shuffle_xor(x.u, mask);
+  y.index = intel_sub_group_shuffle_xor(x.index, mask);
+  y.has = intel_sub_group_shuffle_xor(x.has, mask);
+  return y;
+}
+#else
+#if defined(DLX_ZE_REQUIRE_SUBGROUPS)
+#error "the Level Zero kernels need cl_intel_subgroups (SPV_INTEL_subgroups)"
+#endif
+static uint subgroup_size(void) { return 1; }
+static uint subgroup_id(void) { return (uint)get_local_id(0); }
+static uint subgroup_lane(void) { return 0; }
+static uint subgroup_count(void) { return GROUP; }
+static dlx_ze_acc shuffle_xor(dlx_ze_acc x, uint mask) { /* not reached: one lane, no step */
+  (void)mask;
+  return x;
+}
+#endif
+
+/* Combines the sub-group's partial results; its lane 0 gets the total. A tree over the lanes:
+ * at step m, a lane whose bit m is clear takes the partial of lane + m. Every lane runs every
+ * shuffle (sub-group functions must be reached by the whole sub-group); the last sub-group of a
+ * work-group may be smaller than the others, hence the bound. */
+static dlx_ze_acc subgroup_combine(long op, int kind, dlx_ze_acc mine) {
+  uint lane = subgroup_lane(), size = subgroup_size();
+  for (uint m = 1; m < size; m <<= 1) {
+    dlx_ze_acc other = shuffle_xor(mine, m);
+    if ((lane & m) == 0 && lane + m < size) combine(op, kind, &mine, &other);
   }
-  return scratch[0];
+  return mine;
 }
 
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-dlx_reduce_partial(__global const uchar *src, __global dlx_ze_acc *partials,
-                   __global const dlx_ze_reduce_args *a) {
+/* Combines the work-group's partial results; work-item 0 gets the total. scratch holds one
+ * partial per sub-group (GROUP of them at most, with sub-groups of one). Every sub-group then
+ * combines those partials, though only the first one's total is used: with the shuffles under a
+ * branch taken by the first sub-group alone (which OpenCL allows), Intel's CPU OpenCL runtime
+ * computed wrong totals from the unoptimised SPIR-V; a GPU compiler might too. */
+static dlx_ze_acc group_combine(long op, int kind, __local dlx_ze_acc *scratch, dlx_ze_acc mine) {
+  uint lane = subgroup_lane();
+  mine = subgroup_combine(op, kind, mine);
+  if (lane == 0) scratch[subgroup_id()] = mine;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  mine = acc_identity(op);
+  for (uint k = lane; k < subgroup_count(); k += subgroup_size()) {
+    dlx_ze_acc x = scratch[k];
+    combine(op, kind, &mine, &x);
+  }
+  return subgroup_combine(op, kind, mine);
+}
+
+/* tests/ze_kernels pins the sub-group size, to run the reductions at every size a device offers;
+ * otherwise the driver's compiler chooses. */
+#if defined(DLX_ZE_TEST_SUBGROUP_SIZE)
+#define REDUCE_KERNEL                                                                              \
+  __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1),                                       \
+                          intel_reqd_sub_group_size(DLX_ZE_TEST_SUBGROUP_SIZE)))
+#else
+#define REDUCE_KERNEL __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+#endif
+
+REDUCE_KERNEL void dlx_reduce_partial(__global const uchar *src, __global dlx_ze_acc *partials,
+                                      __global const dlx_ze_reduce_args *a) {
   __local dlx_ze_acc scratch[GROUP];
   long g = get_group_id(0), o = g / a->chunks, c = g - o * a->chunks;
   long base = offset1(o, a->out_ndim, a->out_shape, a->out_strides);
@@ -413,9 +477,8 @@ static void write_result(__global uchar *dst, __global const dlx_ze_reduce_args 
   write_bytes(dst, out, dtype_size(dtype));
 }
 
-__kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_acc *partials,
-                  __global const dlx_ze_reduce_args *a) {
+REDUCE_KERNEL void dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_acc *partials,
+                                     __global const dlx_ze_reduce_args *a) {
   __local dlx_ze_acc scratch[GROUP];
   long o = get_group_id(0);
   int kind = value_kind(a->src_dtype);
