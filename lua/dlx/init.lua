@@ -34,22 +34,23 @@ core.tensor_metatable.__tostring = print_module.format
 
 local DEFAULT_DTYPE = "float32"
 
--- dtype (or nil) and device from an opts table; level is the caller's level for errors.
+-- dtype (or nil), device and usm (the kind of memory of oneapi tensors, or nil) from an opts
+-- table; level is the caller's level for errors.
 local function resolve(opts, fname)
   if opts == nil then return nil, device.default_device() end
   if type(opts) ~= "table" then
-    error("TypeError: " .. fname .. ": opts must be a table {dtype =, device =}, not a "
+    error("TypeError: " .. fname .. ": opts must be a table {dtype =, device =, usm =}, not a "
       .. type(opts), 3)
   end
   local dev = opts.device ~= nil and core.device(opts.device) or device.default_device()
-  return opts.dtype, dev
+  return opts.dtype, dev, opts.usm
 end
 
 -- dlx.empty, dlx.zeros and dlx.ones: (shape, opts), float32 unless opts.dtype says otherwise.
 local function creator(name)
   return function(shape, opts)
-    local dtype, dev = resolve(opts, name)
-    return core[name](shape, dtype or DEFAULT_DTYPE, dev)
+    local dtype, dev, usm = resolve(opts, name)
+    return core[name](shape, dtype or DEFAULT_DTYPE, dev, usm)
   end
 end
 
@@ -59,8 +60,8 @@ dlx.ones = creator "ones"
 
 --- dtype defaults to the value's: bool, int64 for an integer, float32 for a float.
 function dlx.full(shape, value, opts)
-  local dtype, dev = resolve(opts, "full")
-  return core.full(shape, value, dtype, dev)
+  local dtype, dev, usm = resolve(opts, "full")
+  return core.full(shape, value, dtype, dev, usm)
 end
 
 --- dlx.arange([start,] stop[, step][, opts]): NumPy's half-open range.
@@ -88,14 +89,14 @@ function dlx.arange(...)
       error("TypeError: arange takes numbers, not a " .. type(v), 2)
     end
   end
-  local dtype, dev = resolve(opts, "arange")
-  return core.arange(start, stop, step, dtype, dev)
+  local dtype, dev, usm = resolve(opts, "arange")
+  return core.arange(start, stop, step, dtype, dev, usm)
 end
 
 --- dtype defaults to the data's: bool, int64, float32 (any float) or complex64.
 function dlx.tensor(data, opts)
-  local dtype, dev = resolve(opts, "tensor")
-  return core.tensor(data, dtype, dev)
+  local dtype, dev, usm = resolve(opts, "tensor")
+  return core.tensor(data, dtype, dev, usm)
 end
 
 return dlx

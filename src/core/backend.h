@@ -40,6 +40,11 @@ typedef struct dlx_backend {
   /* Bytes this backend's allocator holds for live buffers on the device now
    * (dlx.memory_allocated); NULL when the backend does not count them. */
   size_t (*memory_allocated)(int32_t device_id);
+  /* Backends with several kinds of memory (NULL otherwise): alloc of a given kind (never
+   * DLX_MEMORY_DEFAULT; freed by free), and the kind of the memory at ptr, an allocation or an
+   * import on device_id (DLX_MEMORY_DEFAULT when the driver cannot tell). */
+  void *(*alloc_memory)(int32_t device_id, size_t nbytes, dlx_memory memory, dlx_error *err);
+  dlx_memory (*memory_of)(int32_t device_id, const void *ptr);
 
   /* Element-wise copy dst[i] = cast(src[i]).
    * - dst and src live on this backend's device, have the same ndim and shape (the core has

@@ -10,10 +10,21 @@ static void release_backend_memory(dlx_buffer *self) {
 }
 
 dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err) {
+  return dlx_buffer_new_memory(device, nbytes, DLX_MEMORY_DEFAULT, err);
+}
+
+dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory memory,
+                                  dlx_error *err) {
   const dlx_backend *backend = dlx_backend_for(device.device_type);
   dlx_buffer *buffer;
   if (backend == NULL) {
     dlx_fail(err, DLX_DEVICE_ERROR, "no backend for device type %d", (int)device.device_type);
+    return NULL;
+  }
+  if (memory != DLX_MEMORY_DEFAULT && backend->alloc_memory == NULL) {
+    dlx_fail(err, DLX_VALUE_ERROR,
+             "only oneapi devices have kinds of memory (USM device, host, shared), not %s",
+             backend->name);
     return NULL;
   }
   buffer = dlx_malloc(sizeof *buffer);
@@ -21,7 +32,10 @@ dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err) {
     dlx_fail(err, DLX_MEMORY_ERROR, "out of memory allocating a buffer");
     return NULL;
   }
-  buffer->data = backend->alloc(device.device_id, nbytes, err);
+  if (memory == DLX_MEMORY_DEFAULT)
+    buffer->data = backend->alloc(device.device_id, nbytes, err);
+  else
+    buffer->data = backend->alloc_memory(device.device_id, nbytes, memory, err);
   if (buffer->data == NULL && nbytes > 0) {
     dlx_free(buffer);
     return NULL;

@@ -13,6 +13,16 @@
 
 struct dlx_backend;
 
+/* The kind of memory a new tensor gets. CPU and CUDA have one kind per device (pinned and managed
+ * CUDA memory are devices of their own, as in DLPack); Level Zero has three kinds of USM, which
+ * DLPack all calls kDLOneAPI. */
+typedef enum dlx_memory {
+  DLX_MEMORY_DEFAULT, /* the backend's own: device memory on a GPU */
+  DLX_MEMORY_DEVICE,  /* device memory (Level Zero device USM) */
+  DLX_MEMORY_HOST,    /* host memory the device reaches (Level Zero host USM) */
+  DLX_MEMORY_SHARED   /* memory that migrates between host and device (Level Zero shared USM) */
+} dlx_memory;
+
 typedef struct dlx_buffer dlx_buffer;
 struct dlx_buffer {
   atomic_long refs;
@@ -27,6 +37,10 @@ struct dlx_buffer {
 
 /* A new buffer of nbytes on device, from the device's backend (refs = 1). */
 dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err);
+/* The same in a kind of memory: ValueError for a kind other than the default on a backend with
+ * one kind. */
+dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory memory,
+                                  dlx_error *err);
 /* Wraps foreign memory (refs = 1); release(self) is called once, by the last release.
  * On failure release is NOT called: the caller still owns the foreign memory. */
 dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,

@@ -147,10 +147,15 @@ int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
 
 int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
                  dlx_error *err) {
+  return dlx_clone_as_memory(out, src, dtype, device, DLX_MEMORY_DEFAULT, err);
+}
+
+int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
+                        dlx_memory memory, dlx_error *err) {
   dlx_tensor t;
   int rc = check_cast(dtype, src->dtype, err);
   if (rc != 0) return rc;
-  rc = dlx_tensor_empty(&t, src->shape, src->ndim, dtype, device, err);
+  rc = dlx_tensor_empty_memory(&t, src->shape, src->ndim, dtype, device, memory, err);
   if (rc != 0) return rc;
   if (dlx_tensor_numel(&t) > 0) rc = copy_same_shape(&t, src, err);
   if (rc != 0) {
@@ -159,6 +164,13 @@ int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevi
   }
   *out = t;
   return 0;
+}
+
+dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
+  const dlx_backend *backend = t->buffer->backend;
+  if (backend == NULL || backend->memory_of == NULL || t->buffer->data == NULL)
+    return DLX_MEMORY_DEFAULT;
+  return backend->memory_of(t->buffer->device.device_id, t->buffer->data);
 }
 
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {

@@ -17,6 +17,11 @@ int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
 /* out = a new C-contiguous tensor with src's values, as dtype on device (both may differ). */
 int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
                  dlx_error *err);
+/* The same in a kind of memory (see dlx_buffer_new_memory). */
+int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
+                        dlx_memory memory, dlx_error *err);
+/* The kind of memory t lives in: DLX_MEMORY_DEFAULT on backends with one kind. */
+dlx_memory dlx_tensor_memory(const dlx_tensor *t);
 /* Every element of dst = value. ValueError for a read-only or broadcast dst; TypeError for a
  * storage-only dtype or a complex value into a real tensor. */
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);

@@ -92,6 +92,11 @@ void dlx_contiguous_strides(const int64_t *shape, int32_t ndim, int64_t *strides
 
 int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
                      DLDevice device, dlx_error *err) {
+  return dlx_tensor_empty_memory(out, shape, ndim, dtype, device, DLX_MEMORY_DEFAULT, err);
+}
+
+int dlx_tensor_empty_memory(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
+                            DLDevice device, dlx_memory memory, dlx_error *err) {
   dlx_tensor t;
   int rc = dlx_check_shape(shape, ndim, dtype, err);
   if (rc != 0) return rc;
@@ -100,7 +105,7 @@ int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dt
   t.ndim = ndim;
   if (ndim > 0) memcpy(t.shape, shape, (size_t)ndim * sizeof *shape); /* shape may be NULL */
   dlx_contiguous_strides(t.shape, ndim, t.strides);
-  t.buffer = dlx_buffer_new(device, (size_t)dlx_tensor_nbytes(&t), err);
+  t.buffer = dlx_buffer_new_memory(device, (size_t)dlx_tensor_nbytes(&t), memory, err);
   if (t.buffer == NULL) return err != NULL ? (int)err->code : DLX_MEMORY_ERROR;
   *out = t;
   return 0;

@@ -29,6 +29,9 @@ typedef struct dlx_tensor {
 /* A new C-contiguous tensor on device (uninitialised memory). */
 int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
                      DLDevice device, dlx_error *err);
+/* The same in a kind of memory (see dlx_buffer_new_memory). */
+int dlx_tensor_empty_memory(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
+                            DLDevice device, dlx_memory memory, dlx_error *err);
 /* out becomes another view of src's buffer (retained) with the same metadata. */
 void dlx_tensor_share(dlx_tensor *out, const dlx_tensor *src);
 /* Drops the buffer reference; idempotent. */

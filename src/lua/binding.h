@@ -56,6 +56,10 @@ void dlxl_pushdevice(lua_State *L, DLDevice device);
 DLDevice dlxl_checkdevice(lua_State *L, int idx);
 /* The same, without the availability check. */
 DLDevice dlxl_parsedevice(lua_State *L, int idx);
+/* A kind of USM: nil (the device's default), "device", "host" or "shared"; ValueError else. */
+dlx_memory dlxl_checkmemory(lua_State *L, int idx);
+/* The kind of memory t lives in, by its USM name; nil on devices with one kind. */
+void dlxl_pushmemory(lua_State *L, const dlx_tensor *t);
 extern const luaL_Reg dlxl_device_funcs[];
 
 /* ---- tensor.c: the userdata life cycle */
@@ -76,9 +80,9 @@ void dlxl_pushscalar(lua_State *L, const dlx_scalar *value);
 dlx_dtype dlxl_default_dtype(dlx_kind kind);
 /* A writable pointer to the first element of a fresh host tensor. */
 void *dlxl_hostdata(const dlx_tensor *t);
-/* Replaces the fresh host tensor `wide` (on the stack at idx) with a tensor of dtype on device:
- * pushes it, or pushes the same userdata again when nothing changes. */
-void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device);
+/* Replaces the fresh host tensor `wide` (on the stack at idx) with a tensor of dtype on device,
+ * in memory of that kind: pushes it, or pushes the same userdata again when nothing changes. */
+void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device, dlx_memory memory);
 extern const luaL_Reg dlxl_value_funcs[];
 extern const luaL_Reg dlxl_value_methods[];
 

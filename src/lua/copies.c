@@ -3,14 +3,22 @@
 
 #include "binding.h"
 
-/* Pushes a new C-contiguous copy of t as dtype on device. */
-static int push_clone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
+/* Pushes a new C-contiguous copy of t as dtype on device, in memory of that kind. */
+static int push_clone_in(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device,
+                         dlx_memory memory) {
   dlx_tensor *out = dlxl_newtensor(L), made;
   dlx_error err;
-  dlxl_check(L, dlx_clone_as(&made, t, dtype, device, &err), &err);
+  dlxl_check(L, dlx_clone_as_memory(&made, t, dtype, device, memory, &err), &err);
   *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
+}
+
+/* The same in the kind of memory t is in (a clone of a shared USM tensor is shared too). */
+static int push_clone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
+  dlx_memory memory =
+      dlx_device_equal(device, dlx_tensor_device(t)) ? dlx_tensor_memory(t) : DLX_MEMORY_DEFAULT;
+  return push_clone_in(L, t, dtype, device, memory);
 }
 
 static int tensor_clone(lua_State *L) {
@@ -31,10 +39,12 @@ static int tensor_astype(lua_State *L) {
   return push_clone(L, t, dlxl_checkdtype(L, 2, -1), dlx_tensor_device(t));
 }
 
-/* The request of t:to(...): a dtype name, a device spec, or opts {dtype =, device =, copy =}. */
+/* The request of t:to(...): a dtype name, a device spec, or opts {dtype =, device =, usm =,
+ * copy =}. */
 typedef struct target {
   dlx_dtype dtype;
   DLDevice device;
+  dlx_memory memory; /* DLX_MEMORY_DEFAULT: not asked for */
   bool copy;
 } target;
 
@@ -43,9 +53,11 @@ static void read_opts(lua_State *L, int idx, target *to) {
   to->dtype = dlxl_checkdtype(L, -1, (int)to->dtype);
   lua_getfield(L, idx, "device");
   if (!lua_isnil(L, -1)) to->device = dlxl_checkdevice(L, -1);
+  lua_getfield(L, idx, "usm");
+  to->memory = dlxl_checkmemory(L, -1);
   lua_getfield(L, idx, "copy");
   to->copy = dlxl_optboolean(L, -1, "copy");
-  lua_pop(L, 3);
+  lua_pop(L, 4);
 }
 
 static void read_target(lua_State *L, int idx, target *to) {
@@ -71,18 +83,25 @@ static void read_target(lua_State *L, int idx, target *to) {
   default:
     dlxl_error(L, DLX_TYPE_ERROR,
                "to() takes a device, a dtype name or options {dtype =, "
-               "device =, copy =}, got %s",
+               "device =, usm =, copy =}, got %s",
                dlxl_typename(L, idx));
   }
 }
 
-/* t:to(spec_or_opts): t itself when neither dtype nor device changes, unless copy = true. */
+/* t:to(spec_or_opts): t itself when neither dtype, device nor kind of memory changes, unless
+ * copy = true. */
 static int tensor_to(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
-  target to = {t->dtype, dlx_tensor_device(t), false};
+  target to = {t->dtype, dlx_tensor_device(t), DLX_MEMORY_DEFAULT, false};
   read_target(L, 2, &to);
-  if (to.copy || to.dtype != t->dtype || !dlx_device_equal(to.device, dlx_tensor_device(t)))
+  if (to.memory != DLX_MEMORY_DEFAULT) {
+    if (to.copy || to.dtype != t->dtype || !dlx_device_equal(to.device, dlx_tensor_device(t)) ||
+        to.memory != dlx_tensor_memory(t))
+      return push_clone_in(L, t, to.dtype, to.device, to.memory);
+  } else if (to.copy || to.dtype != t->dtype ||
+             !dlx_device_equal(to.device, dlx_tensor_device(t))) {
     return push_clone(L, t, to.dtype, to.device);
+  }
   lua_settop(L, 1);
   return 1;
 }

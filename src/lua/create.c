@@ -1,26 +1,28 @@
 /* create.c -- dlx.core.empty, zeros, ones, full and arange. The Lua layer resolves the options
  * and always passes every argument; a nil dtype is float32 for empty, zeros and ones, and is
- * inferred from the values for full and arange. */
+ * inferred from the values for full and arange. The last argument, usm, picks the kind of
+ * memory of oneapi tensors (nil: device memory). */
 #include <math.h>
 
 #include "binding.h"
 
 /* Pushes a new uninitialised tensor (shape at idx) and returns it; the caller reports it to the
  * collector once it is filled. */
-static dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice device) {
+static dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
+                              dlx_memory memory) {
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, idx, shape, false);
   dlx_tensor *out = dlxl_newtensor(L), made;
   dlx_error err;
-  dlxl_check(L, dlx_tensor_empty(&made, shape, ndim, dtype, device, &err), &err);
+  dlxl_check(L, dlx_tensor_empty_memory(&made, shape, ndim, dtype, device, memory, &err), &err);
   *out = made;
   return out;
 }
 
 /* Pushes a new tensor filled with value; frees it at once when the fill fails. */
 static int push_full(lua_State *L, int shape_idx, const dlx_scalar *value, dlx_dtype dtype,
-                     DLDevice device) {
-  dlx_tensor *out = push_empty(L, shape_idx, dtype, device);
+                     DLDevice device, dlx_memory memory) {
+  dlx_tensor *out = push_empty(L, shape_idx, dtype, device, memory);
   dlx_error err;
   if (dlx_fill(out, value, &err) != 0) {
     dlx_tensor_close(out);
@@ -32,7 +34,7 @@ static int push_full(lua_State *L, int shape_idx, const dlx_scalar *value, dlx_d
 
 static int core_empty(lua_State *L) {
   dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  dlx_tensor *out = push_empty(L, 1, dtype, dlxl_checkdevice(L, 3));
+  dlx_tensor *out = push_empty(L, 1, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }
@@ -40,22 +42,22 @@ static int core_empty(lua_State *L) {
 static int core_zeros(lua_State *L) {
   dlx_scalar zero = {.kind = DLX_KIND_INT, .v.i = 0};
   dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  return push_full(L, 1, &zero, dtype, dlxl_checkdevice(L, 3));
+  return push_full(L, 1, &zero, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
 }
 
 static int core_ones(lua_State *L) {
   dlx_scalar one = {.kind = DLX_KIND_INT, .v.i = 1};
   dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  return push_full(L, 1, &one, dtype, dlxl_checkdevice(L, 3));
+  return push_full(L, 1, &one, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
 }
 
-/* full(shape, value, dtype, device): dtype nil is inferred from value, like dlx.tensor. */
+/* full(shape, value, dtype, device, usm): dtype nil is inferred from value, like dlx.tensor. */
 static int core_full(lua_State *L) {
   dlx_scalar value;
   dlx_dtype dtype;
   dlxl_checkscalar(L, 2, &value);
   dtype = dlxl_checkdtype(L, 3, dlxl_default_dtype(value.kind));
-  return push_full(L, 1, &value, dtype, dlxl_checkdevice(L, 4));
+  return push_full(L, 1, &value, dtype, dlxl_checkdevice(L, 4), dlxl_checkmemory(L, 5));
 }
 
 /* ---- arange */
@@ -105,30 +107,32 @@ static double checknumber(lua_State *L, int idx, const char *what) {
   return (double)lua_tonumber(L, idx);
 }
 
-/* arange(start, stop, step, dtype, device): int64 when start, stop and step are all integers,
+/* arange(start, stop, step, dtype, device, usm): int64 when start, stop and step are all integers,
  * else float32; the values are made on the host in int64 or float64, then cast. */
 static int core_arange(lua_State *L) {
   DLDevice cpu = {kDLCPU, 0}, device;
+  dlx_memory memory;
   double start = checknumber(L, 1, "start"), stop = checknumber(L, 2, "stop");
   double step = checknumber(L, 3, "step");
   bool integers = lua_isinteger(L, 1) && lua_isinteger(L, 2) && lua_isinteger(L, 3);
   dlx_dtype dtype = dlxl_checkdtype(L, 4, integers ? DLX_INT64 : DLX_FLOAT32);
   dlx_tensor *host;
   int64_t length;
-  lua_settop(L, 5);
+  lua_settop(L, 6);
   device = dlxl_checkdevice(L, 5);
+  memory = dlxl_checkmemory(L, 6);
   if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "arange step must not be 0");
   if (integers)
     length = integer_length(L, lua_tointeger(L, 1), lua_tointeger(L, 2), lua_tointeger(L, 3));
   else
     length = checklength(L, ceil((stop - start) / step));
   lua_pushinteger(L, length);
-  host = push_empty(L, -1, integers ? DLX_INT64 : DLX_FLOAT64, cpu);
+  host = push_empty(L, -1, integers ? DLX_INT64 : DLX_FLOAT64, cpu, DLX_MEMORY_DEFAULT);
   if (integers)
     fill_integers(host, lua_tointeger(L, 1), lua_tointeger(L, 3));
   else
     fill_floats(host, start, step);
-  dlxl_pushconverted(L, lua_gettop(L), dtype, device);
+  dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
   return 1;
 }
 

@@ -111,6 +111,30 @@ DLDevice dlxl_checkdevice(lua_State *L, int idx) {
   return device;
 }
 
+static const char *const memory_names[] = {"default", "device", "host", "shared"};
+
+dlx_memory dlxl_checkmemory(lua_State *L, int idx) {
+  const char *name;
+  if (lua_isnoneornil(L, idx)) return DLX_MEMORY_DEFAULT;
+  if (lua_type(L, idx) != LUA_TSTRING)
+    dlxl_error(L, DLX_TYPE_ERROR, "usm must be \"device\", \"host\" or \"shared\", not a %s",
+               dlxl_typename(L, idx));
+  name = lua_tostring(L, idx);
+  for (int m = DLX_MEMORY_DEVICE; m <= DLX_MEMORY_SHARED; m++) {
+    if (strcmp(name, memory_names[m]) == 0) return (dlx_memory)m;
+  }
+  return (dlx_memory)dlxl_error(L, DLX_VALUE_ERROR,
+                                "usm must be \"device\", \"host\" or \"shared\", not \"%s\"", name);
+}
+
+void dlxl_pushmemory(lua_State *L, const dlx_tensor *t) {
+  dlx_memory memory = dlx_tensor_memory(t);
+  if (memory == DLX_MEMORY_DEFAULT)
+    lua_pushnil(L);
+  else
+    lua_pushstring(L, memory_names[memory]);
+}
+
 /* ---- dlx.Device metamethods */
 
 static int device_index(lua_State *L) {

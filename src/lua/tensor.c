@@ -66,6 +66,7 @@ static void prop_device(lua_State *L, const dlx_tensor *t) {
   dlxl_pushdevice(L, dlx_tensor_device(t));
 }
 static void prop_readonly(lua_State *L, const dlx_tensor *t) { lua_pushboolean(L, t->readonly); }
+static void prop_usm(lua_State *L, const dlx_tensor *t) { dlxl_pushmemory(L, t); }
 
 /* Bytes per element: an integer, or 0.5 and 0.75 for the packed fp4 and fp6. */
 static void prop_itemsize(lua_State *L, const dlx_tensor *t) {
@@ -83,6 +84,7 @@ static const struct {
     {"shape", prop_shape},   {"strides", prop_strides}, {"ndim", prop_ndim},
     {"numel", prop_numel},   {"dtype", prop_dtype},     {"itemsize", prop_itemsize},
     {"nbytes", prop_nbytes}, {"device", prop_device},   {"readonly", prop_readonly},
+    {"usm", prop_usm},
 };
 
 /* __index: a method (upvalue 1 is the method table), else a property, else nil. */

@@ -123,24 +123,26 @@ void *dlxl_hostdata(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
 }
 
-void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device) {
+void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
+                        dlx_memory memory) {
   dlx_tensor *wide = lua_touserdata(L, idx), *out, made;
   dlx_error err;
   int rc;
-  if (wide->dtype == dtype && dlx_device_equal(device, dlx_tensor_device(wide))) {
+  if (wide->dtype == dtype && dlx_device_equal(device, dlx_tensor_device(wide)) &&
+      memory == DLX_MEMORY_DEFAULT) {
     lua_pushvalue(L, idx);
     dlxl_gcdebt(L, dlx_tensor_nbytes(wide));
     return;
   }
   out = dlxl_newtensor(L);
-  rc = dlx_clone_as(&made, wide, dtype, device, &err);
+  rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
   dlx_tensor_close(wide); /* the host copy goes now, whatever happened */
   dlxl_check(L, rc, &err);
   *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
 }
 
-/* ---- dlx.core.tensor(data, dtype, device) */
+/* ---- dlx.core.tensor(data, dtype, device, usm) */
 
 typedef struct nest {
   int32_t ndim;
@@ -291,8 +293,10 @@ static int core_tensor(lua_State *L) {
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
-  lua_settop(L, 3);
+  dlx_memory memory;
+  lua_settop(L, 4);
   device = dlxl_checkdevice(L, 3);
+  memory = dlxl_checkmemory(L, 4);
   luaL_checkstack(L, DLX_MAX_NDIM + 8, "nested tensor data");
   walk(L, 1, &n);
   dlxl_check(L, dlx_check_shape(n.shape, n.ndim, DLX_COMPLEX128, &err), &err);
@@ -308,7 +312,7 @@ static int core_tensor(lua_State *L) {
   dlxl_check(L, dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err), &err);
   *host = made;
   fill(L, 1, &n, host);
-  dlxl_pushconverted(L, 4, dtype, device);
+  dlxl_pushconverted(L, 5, dtype, device, memory);
   return 1;
 }
 

@@ -47,6 +47,47 @@ static void *ze_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
   return ptr;
 }
 
+/* Host USM belongs to the context (every device of the driver reaches it), shared USM migrates
+ * between the host and its device. Both count towards the device's memory_allocated, as the
+ * allocations dlx made for tensors of that device. */
+static void *ze_alloc_memory(int32_t device_id, size_t nbytes, dlx_memory memory, dlx_error *err) {
+  dlx_ze_device *dev = dlx_ze_device_get(device_id);
+  ze_host_mem_alloc_desc_t host = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+  ze_device_mem_alloc_desc_t device = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+  const dlx_ze_api *api = dlx_ze_api_get();
+  void *ptr = NULL;
+  size_t size = nbytes ? nbytes : 1;
+  ze_result_t rc;
+  if (memory == DLX_MEMORY_DEVICE) return ze_alloc(device_id, nbytes, err);
+  if (memory == DLX_MEMORY_HOST)
+    rc = api->zeMemAllocHost(dev->context, &host, size, 64, &ptr);
+  else
+    rc = api->zeMemAllocShared(dev->context, &device, &host, size, 64, dev->device, &ptr);
+  if (dlx_ze_check(rc, memory == DLX_MEMORY_HOST ? "zeMemAllocHost" : "zeMemAllocShared", err) != 0)
+    return NULL;
+  atomic_fetch_add(&dev->allocated, nbytes);
+  return ptr;
+}
+
+static dlx_memory ze_memory_of(int32_t device_id, const void *ptr) {
+  ze_memory_allocation_properties_t props = {.stype =
+                                                 ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+  ze_device_handle_t owner = NULL;
+  if (dlx_ze_api_get()->zeMemGetAllocProperties(dlx_ze_device_get(device_id)->context, ptr, &props,
+                                                &owner) != ZE_RESULT_SUCCESS)
+    return DLX_MEMORY_DEFAULT;
+  switch (props.type) {
+  case ZE_MEMORY_TYPE_DEVICE:
+    return DLX_MEMORY_DEVICE;
+  case ZE_MEMORY_TYPE_HOST:
+    return DLX_MEMORY_HOST;
+  case ZE_MEMORY_TYPE_SHARED:
+    return DLX_MEMORY_SHARED;
+  default:
+    return DLX_MEMORY_DEFAULT;
+  }
+}
+
 static void ze_free(int32_t device_id, void *ptr, size_t nbytes) {
   dlx_ze_device *dev = dlx_ze_device_get(device_id);
   if (ptr == NULL) return;
@@ -388,6 +429,8 @@ const dlx_backend dlx_ze_backend = {
     .alloc = ze_alloc,
     .free = ze_free,
     .memory_allocated = ze_memory_allocated,
+    .alloc_memory = ze_alloc_memory,
+    .memory_of = ze_memory_of,
     .copy = ze_copy,
     .fill = ze_fill,
     .reduce = ze_reduce,
