@@ -29,7 +29,9 @@ fi
 section "hostile: ThreadSanitizer build (clang, build-tsan) and the threaded tests"
 CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_TSAN=ON "${cpu_only[@]}" \
   >/dev/null
-cmake --build build-tsan --parallel "$jobs" --target test_threads_tsan
+tsan_targets=$(cd tests/c && for f in test_threads*.c; do echo "${f%.c}_tsan"; done)
+# shellcheck disable=SC2086 # one target per word
+cmake --build build-tsan --parallel "$jobs" --target $tsan_targets
 ctest --test-dir build-tsan --output-on-failure -R '^tsan\.'
 
 section "hostile: valgrind memcheck of the C tests ($build)"

@@ -58,8 +58,9 @@
  * flight, so fewer instructions per byte read faster even when memory is the bottleneck: one
  * core sums 256 MiB in ~25 ms with SSE2 (a load and an add per 16 bytes), ~18.5 ms with AVX2
  * (one fused load-add per 32 bytes), ~17 ms with AVX-512. The lanes stay independent
- * accumulators, so every variant computes the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * accumulators, so every variant computes the same bits. Not under gcc's ThreadSanitizer, whose
+ * instrumented ifunc resolvers crash before main. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SIMD_CLONES
