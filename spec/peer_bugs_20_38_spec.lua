@@ -198,7 +198,7 @@ end)
 -- reports one pending line.
 describe("#gpu bugs other DLPack libraries shipped, 31-37, on CUDA (PEER_BUGS.md)", function()
   if not dlx.cuda.is_available() then
-    pending("no CUDA device: the #gpu part of peer_bugs_b_spec.lua did not run")
+    pending("no CUDA device: the #gpu part of peer_bugs_20_38_spec.lua did not run")
     return
   end
   dlx.set_default_device("cpu")

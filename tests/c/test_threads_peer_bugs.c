@@ -224,5 +224,5 @@ int main(void) {
   test_bug18_one_allocation_per_export();
   test_bug9_release_after_close_on_another_thread();
   test_bug10_concurrent_loads_and_imports();
-  return check_report("test_peer_bugs_a");
+  return check_report("test_threads_peer_bugs");
 }
