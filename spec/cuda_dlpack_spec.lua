@@ -68,6 +68,9 @@ describe("#gpu CUDA DLPack", function()
   it("passes its current stream when it imports from a CUDA producer", function()
     local s <close> = dlx.stream("cuda")
     local t = dlx.full({ 100 }, 2, { device = "cuda" })
+    -- the producer below is dlx itself, called inside s:use: its current stream is s, so its
+    -- export orders nothing after the fill queued on the default stream; finish the fill first
+    dlx.cuda.synchronize()
     local asked
     local producer = {
       __dlpack_device = function() return 2, 0 end,

@@ -340,15 +340,22 @@ int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size
 
 /* ---- bytes between devices */
 
-/* `waiter` (any device) holds back until the work queued so far on `signal` (a stream of
- * signal_id, which must be current) is done. */
-static cudaError_t order_after(cudaStream_t waiter, cudaStream_t signal) {
+/* `waiter` (a stream of waiter_id) holds back until the work queued so far on `signal` (a
+ * stream of signal_id) is done. The record and the wait each run with their stream's device
+ * current: the default stream handles (0, cudaStreamLegacy, cudaStreamPerThread) name the
+ * stream of the *current* device, so a wait queued with the signal's device current would land
+ * on the wrong device's default stream and order nothing. Leaves waiter_id current on success. */
+static cudaError_t order_after(int32_t waiter_id, cudaStream_t waiter, int32_t signal_id,
+                               cudaStream_t signal) {
   cudaEvent_t event;
-  cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  cudaError_t status = cudaSetDevice(signal_id);
+  if (status != cudaSuccess) return status;
+  status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
   if (status != cudaSuccess) return status;
   status = cudaEventRecord(event, signal);
+  if (status == cudaSuccess) status = cudaSetDevice(waiter_id);
   if (status == cudaSuccess) status = cudaStreamWaitEvent(waiter, event, 0);
-  (void)cudaEventDestroy(event);
+  (void)cudaEventDestroy(event); /* released once the wait is over */
   return status;
 }
 
@@ -358,12 +365,13 @@ static cudaError_t peer_copy(void *dst, int32_t dst_id, const void *src, int32_t
                              size_t nbytes) {
   cudaStream_t dst_stream = dlx_cuda_current_stream(dst_id);
   cudaStream_t src_stream = dlx_cuda_current_stream(src_id);
-  cudaError_t status = cudaSetDevice(src_id);
-  if (status == cudaSuccess) status = order_after(dst_stream, src_stream);
-  if (status == cudaSuccess) status = cudaSetDevice(dst_id);
+  cudaError_t status = order_after(dst_id, dst_stream, src_id, src_stream);
   if (status == cudaSuccess)
     status = cudaMemcpyPeerAsync(dst, dst_id, src, src_id, nbytes, dst_stream);
-  if (status == cudaSuccess) status = order_after(src_stream, dst_stream);
+  if (status == cudaSuccess) status = order_after(src_id, src_stream, dst_id, dst_stream);
+  /* end on dst_id on every path: the caller's guard entered dst_id and restores from there
+   * (it changes nothing when dst_id was already the caller's device) */
+  (void)cudaSetDevice(dst_id);
   return status;
 }
 

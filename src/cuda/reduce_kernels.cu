@@ -404,7 +404,8 @@ cudaError_t reduce_inner(const char *src, int dt, int64_t rows, int64_t extent, 
     inner_warp_kernel<Op><<<grid_for(rows * kWarp), kThreads, 0, s>>>(src, dt, rows, extent, out,
                                                                       out_dt, mean_count);
   } else {
-    unsigned blocks = (unsigned)(rows < (1 << 20) ? rows : (1 << 20));
+    // at least one block: a launch with a zero-sized grid fails (rows == 0 has nothing to do)
+    unsigned blocks = (unsigned)(rows < (1 << 20) ? (rows > 0 ? rows : 1) : (1 << 20));
     inner_block_kernel<Op><<<blocks, kThreads, 0, s>>>(src, dt, rows, extent, out, out_dt,
                                                        mean_count);
   }

@@ -39,6 +39,9 @@ static int stream_create(int32_t device_id, dlx_stream_handle *out, dlx_error *e
 static void stream_destroy(int32_t device_id, dlx_stream_handle stream) {
   dlx_cuda_guard guard;
   if (dlx_cuda_enter(device_id, &guard, NULL) != 0) return;
+  /* Its queued work finishes first: the allocator keeps blocks freed on this stream under its
+   * handle, and a stream made later may get the same handle value and reuse them at once. */
+  (void)cudaStreamSynchronize((cudaStream_t)stream);
   (void)cudaStreamDestroy((cudaStream_t)stream);
   dlx_cuda_leave(&guard);
 }
