@@ -67,9 +67,10 @@ typedef struct dlx_backend {
    * - dst is fresh, C-contiguous, ndim == src->ndim, dst->shape[d] == 1 for reduced dims and
    *   src->shape[d] otherwise; dst->dtype is dlx_reduce_dtype(op, src->dtype);
    * - src has a computable dtype and any strides;
-   * - SUM/PROD/MEAN: float16 and bfloat16 accumulate in float32, float32 sums at least as
-   *   accurately as a pairwise sum; integers accumulate in 64 bits and wrap; MEAN of an empty
-   *   extent is NaN, SUM 0, PROD 1;
+   * - SUM/PROD/MEAN: float16 and bfloat16 accumulate in float32; float32 sums on the CPU at
+   *   least as accurately as a pairwise sum, on GPUs as CUB does (per-thread shares in order,
+   *   then a tree); integers accumulate in 64 bits and wrap; MEAN of an empty extent is NaN,
+   *   SUM 0, PROD 1;
    * - MIN/MAX propagate NaN; ARGMIN/ARGMAX give the first position of the extreme (or of the
    *   first NaN) as a 1-based index, flattened in row-major order over the reduced dims;
    *   the core only calls them with a non-empty reduced extent;
