@@ -136,7 +136,7 @@ static void reduce_tile(const reduce_plan *plan, dlx_reduce_acc *accs, int nb, i
 }
 
 /* Sums the strip of width outputs whose sub-spaces start at pos, pos + 1, ... (contiguous in
- * src) into out, out + out_step, ..., one src row of the strip at a time. */
+ * src) into out, out + out_step, ..., a run of src rows of the strip at a time. */
 static void reduce_columns(const reduce_plan *plan, dlx_reduce_columns *c, int64_t pos,
                            int64_t width, char *out, ptrdiff_t out_step) {
   const dlx_strided *it = &plan->inner;
@@ -145,9 +145,8 @@ static void reduce_columns(const reduce_plan *plan, dlx_reduce_columns *c, int64
   for (int d = 0; d < it->ndim; d++) index[d] = 0;
   dlx_cpu_reduce_columns_init(c);
   do {
-    for (int64_t r = 0; r < n; r++) {
-      plan->kernel.add_row(c, plan->src + (p[0] + r * rstride) * plan->src_size, width);
-    }
+    plan->kernel.add_rows(c, plan->src + p[0] * plan->src_size,
+                          (ptrdiff_t)(rstride * plan->src_size), n, width);
   } while (dlx_strided_next(it, index, p));
   plan->kernel.finish_columns(c, out, out_step, width, plan->count);
 }
@@ -232,7 +231,7 @@ int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const
   job.kind = GROUP_ONE;
   job.group = 1;
   if (use_tiles(&plan, n, sstep)) {
-    bool columns = plan.kernel.add_row != NULL && sstep == 1;
+    bool columns = plan.kernel.add_rows != NULL && sstep == 1;
     job.kind = columns ? GROUP_COLUMNS : GROUP_TILE;
     job.group = columns ? DLX_REDUCE_STRIP : TILE_OUTPUTS;
   }

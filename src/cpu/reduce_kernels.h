@@ -34,9 +34,11 @@ typedef void (*dlx_reduce_run_fn)(dlx_reduce_acc *acc, const char *p, ptrdiff_t 
 typedef void (*dlx_reduce_finish_fn)(const dlx_reduce_acc *acc, char *out, int64_t count);
 
 /* Column sums, for reductions over outer axes (the outputs lie side by side in memory): a
- * strip of up to DLX_REDUCE_STRIP neighbouring outputs takes one src row at a time, so the adds
- * vectorise across outputs. Rows are summed as a cascade: DLX_REDUCE_ROW_BLOCK rows naively in
- * the accumulator type, then the blocks pairwise, in a binary counter of double levels. */
+ * strip of up to DLX_REDUCE_STRIP neighbouring outputs takes src rows, so the adds vectorise
+ * across outputs. Rows are summed as a cascade: DLX_REDUCE_ROW_BLOCK rows naively in the
+ * accumulator type, then the blocks pairwise, in a binary counter of double levels. A whole
+ * block of rows is summed in registers, a few vectors of columns at a time (its rows read as
+ * DLX_REDUCE_ROW_BLOCK streams), so the block's partial sums never go through memory. */
 #define DLX_REDUCE_STRIP 2048
 #define DLX_REDUCE_ROW_BLOCK 16
 #define DLX_REDUCE_COLUMN_LEVELS 32
@@ -49,8 +51,10 @@ typedef struct dlx_reduce_columns {
   double level[DLX_REDUCE_COLUMN_LEVELS][DLX_REDUCE_STRIP];
 } dlx_reduce_columns;
 
-/* Adds one row of width elements (contiguous) to the strip's sums. */
-typedef void (*dlx_reduce_row_fn)(dlx_reduce_columns *c, const char *row, int64_t width);
+/* Adds the nrows rows of width elements (each contiguous) at rows, rows + row_step, ... (in
+ * bytes) to the strip's sums. */
+typedef void (*dlx_reduce_rows_fn)(dlx_reduce_columns *c, const char *rows, ptrdiff_t row_step,
+                                   int64_t nrows, int64_t width);
 /* Writes the strip's sums (or means: sums / count) to out, out + out_step, ... */
 typedef void (*dlx_reduce_columns_finish_fn)(dlx_reduce_columns *c, char *out, ptrdiff_t out_step,
                                              int64_t width, int64_t count);
@@ -60,7 +64,7 @@ typedef struct dlx_reduce_kernel {
   dlx_reduce_finish_fn finish;
   dlx_dtype out; /* the output dtype it writes */
   /* Column sums (sum and mean of floats; NULL otherwise). */
-  dlx_reduce_row_fn add_row;
+  dlx_reduce_rows_fn add_rows;
   dlx_reduce_columns_finish_fn finish_columns;
 } dlx_reduce_kernel;
 
