@@ -111,6 +111,7 @@ DLDevice dlxl_checkdevice(lua_State *L, int idx) {
   return device;
 }
 
+/* Indexed by dlx_memory; the USM names are dpctl's usm_type names. */
 static const char *const memory_names[] = {"default", "device", "host", "shared"};
 
 dlx_memory dlxl_checkmemory(lua_State *L, int idx) {
