@@ -142,6 +142,25 @@ describe("bugs other DLPack libraries shipped, 20-38 (PEER_BUGS.md)", function()
       end
     end)
 
+  it("bug 29: CUDA data not aligned to its items is a BufferError before a GPU can fault on it",
+    function()
+      -- a CUDA load of a misaligned element faults and the CUDA context is lost for the process;
+      -- dlx refuses such a capsule whether or not it has a GPU (the check comes first)
+      for _, dev in ipairs({ { 2, 0 }, { 3, 0 }, { 13, 0 } }) do
+        local msg = rejects { shape = { 4 }, device = dev, data_shift = 2 } -- float32 at 2 mod 4
+        assert.truthy(msg:find("not aligned to its 4-byte float32 items", 1, true), msg)
+        msg = rejects { shape = { 2 }, device = dev, dtype = { 5, 128, 1 }, data_shift = 8 }
+        assert.truthy(msg:find("16-byte complex128", 1, true), msg)
+        msg = rejects { shape = { 4 }, device = dev, byte_offset = 4, data_shift = 2 }
+        assert.truthy(msg:find("byte_offset 4", 1, true), msg)
+      end
+      -- CPU code reads elements at any address: the same data imports, reads and writes
+      local t = accepts { shape = { 4 }, data_shift = 2 }
+      t:fill_(5)
+      h.exact({ 5.0, 5.0, 5.0, 5.0 }, t:totable())
+      assert.equal(20.0, t:sum():item())
+    end)
+
   it("bug 30: misaligned imports are neither copied nor refused (tvm#18324, xla#18611)",
     function()
       local t, id = accepts { shape = { 1000 }, byte_offset = 4 }

@@ -12,6 +12,7 @@
  *     spec.strides (default: C-contiguous for the shape), spec.null_shape (NULL shape),
  *     spec.null_strides (NULL strides), spec.byte_offset,
  *     spec.nbytes (default: enough for the extent), spec.null_data, spec.no_deleter,
+ *     spec.data_shift (data points that many bytes into the block, e.g. to misalign it),
  *     spec.fill: "f32" | "f64" | "i64" | "i32" | "u8" | "bool" | "zero"
  *       (default by dtype: iota of float32, float64, int64 or int32, else bytes 0..255, 0..255)
  *     The data block is malloc'd by make; the deleter counts its calls per id and frees, once,
@@ -260,7 +261,7 @@ static int l_make(lua_State *L) {
   int64_t ver[2] = {1, 3}, dev[2] = {1, 0}, dt[3] = {kDLFloat, 32, 1};
   int64_t shape_in[64], strides_in[64];
   int nshape, nstrides, id, legacy, rc;
-  int64_t ndim, nbytes_opt;
+  int64_t ndim, nbytes_opt, data_shift;
   uint64_t flags, byte_offset;
   DLDataType dtype;
   const char *fill;
@@ -279,6 +280,8 @@ static int l_make(lua_State *L) {
   flags = (uint64_t)opt_int_field(L, 1, "flags", 0);
   byte_offset = (uint64_t)opt_int_field(L, 1, "byte_offset", 0);
   nbytes_opt = opt_int_field(L, 1, "nbytes", -1);
+  data_shift = opt_int_field(L, 1, "data_shift", 0);
+  if (data_shift < 0 || data_shift > 64) return luaL_error(L, "testprod: data_shift is 0..64");
   lua_getfield(L, 1, "fill");
   fill = lua_tostring(L, -1);
   lua_pop(L, 1); /* the spec table keeps the string alive */
@@ -333,6 +336,7 @@ static int l_make(lua_State *L) {
                    : needed_bytes(ndim, nshape, shape_in, nstrides >= 0 ? strides_in : NULL,
                                   byte_offset, dtype);
     if (n < 256) n = 256;
+    n += (size_t)data_shift;
     if (n > TP_MAX_BLOCK) return luaL_error(L, "testprod: block too large");
     r->data = (unsigned char *)malloc(n);
     if (r->data == NULL) return luaL_error(L, "testprod: out of memory");
@@ -359,7 +363,7 @@ static int l_make(lua_State *L) {
     r->no_deleter = opt_bool_field(L, 1, "no_deleter");
     r->mtv->deleter = r->no_deleter ? NULL : deleter_versioned;
   }
-  tensor->data = r->data;
+  tensor->data = r->data != NULL ? r->data + data_shift : NULL;
   tensor->device.device_type = (DLDeviceType)dev[0];
   tensor->device.device_id = (int32_t)dev[1];
   tensor->ndim = (int32_t)ndim;
