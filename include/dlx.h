@@ -55,6 +55,17 @@ int dlx_push_capsule_legacy(lua_State *L, DLManagedTensor *mt);
 int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out);
 int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);
 
+/* Level Zero hosts. dlx refuses memory of Level Zero contexts it does not use, and a SYCL host
+ * (dpctl, PyTorch XPU, a C++ application) allocates in its own context: to exchange oneapi
+ * tensors both ways, give dlx that context -- for SYCL, the native Level Zero handles of the
+ * queue's platform and context (sycl::get_native<sycl::backend::ext_oneapi_level_zero>). dlx
+ * then uses it for that driver's devices, for its own memory and work too, and never destroys
+ * it: keep it alive while dlx runs. driver is a ze_driver_handle_t, context a
+ * ze_context_handle_t. Call it before dlx first looks for devices (before require "dlx" in any
+ * state). Returns 0, or -1 when dlx was built without Level Zero, has already looked for
+ * devices, or an argument is NULL. */
+int dlx_share_level_zero_context(void *driver, void *context);
+
 /* ---- The same API for other Lua C modules, without linking to dlx.
  * require "dlx.core" (or "dlx") stores a pointer to this table in the Lua registry under
  * DLX_CAPI_KEY, as NumPy publishes its C API in a capsule. A C module that was loaded into the

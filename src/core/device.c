@@ -6,7 +6,8 @@
 #include <string.h>
 
 #ifdef DLX_WITH_LEVEL_ZERO
-extern const dlx_backend dlx_ze_backend; /* src/ze */
+extern const dlx_backend dlx_ze_backend;               /* src/ze */
+int dlx_ze_share_context(void *driver, void *context); /* src/ze/ze.h */
 #endif
 #ifdef DLX_WITH_CUDA
 #include "cuda/dlx_cuda.h" /* cuda:N, cuda_host, cuda_managed */
@@ -102,4 +103,14 @@ const char *dlx_device_format(DLDevice device, char *buf, size_t size) {
   else
     snprintf(buf, size, "%s:%d", name, (int)device.device_id);
   return buf;
+}
+
+int dlx_device_share_level_zero_context(void *driver, void *context) {
+#ifdef DLX_WITH_LEVEL_ZERO
+  return dlx_ze_share_context(driver, context);
+#else
+  (void)driver;
+  (void)context;
+  return -1;
+#endif
 }

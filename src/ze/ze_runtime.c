@@ -17,6 +17,15 @@ static dlx_ze_device devices[MAX_DEVICES];
 static int device_count;
 static ze_context_handle_t contexts[MAX_DRIVERS];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* Contexts a host gave dlx (dlx_share_level_zero_context), by driver: dlx uses them for those
+ * drivers and never destroys them. They can be given until discovery begins. */
+static struct {
+  ze_driver_handle_t driver;
+  ze_context_handle_t context;
+} shared[MAX_DRIVERS];
+static int shared_count;
+static bool discovery_begun;
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Each thread's current stream per device; NULL: the device's own list. */
 static _Thread_local ze_command_list_handle_t current_lists[MAX_DEVICES];
 
@@ -94,21 +103,49 @@ static void add_driver_devices(ze_driver_handle_t driver, ze_context_handle_t co
   }
 }
 
-/* Runs once: opens the loader, initialises it for GPUs, makes one context per driver. A missing
- * loader, driver or device leaves zero devices; nothing here fails `require "dlx"`. */
+int dlx_ze_share_context(void *driver, void *context) {
+  int rc = -1;
+  pthread_mutex_lock(&share_lock);
+  if (!discovery_begun && driver != NULL && context != NULL && shared_count < MAX_DRIVERS) {
+    shared[shared_count].driver = (ze_driver_handle_t)driver;
+    shared[shared_count].context = (ze_context_handle_t)context;
+    shared_count++;
+    rc = 0;
+  }
+  pthread_mutex_unlock(&share_lock);
+  return rc;
+}
+
+static ze_context_handle_t shared_context_of(ze_driver_handle_t driver) {
+  for (int i = 0; i < shared_count; i++) {
+    if (shared[i].driver == driver) return shared[i].context;
+  }
+  return NULL;
+}
+
+/* Runs once: opens the loader, initialises it for GPUs, takes a context per driver (the host's,
+ * when it shared one, else a new one). A missing loader, driver or device leaves zero devices;
+ * nothing here fails `require "dlx"`. */
 static void discover(void) {
   ze_driver_handle_t drivers[MAX_DRIVERS];
   uint32_t count = MAX_DRIVERS;
+  pthread_mutex_lock(&share_lock);
+  discovery_begun = true;
+  pthread_mutex_unlock(&share_lock);
   api_ok = load_api();
   if (!api_ok || api.zeInit(ZE_INIT_FLAG_GPU_ONLY) != ZE_RESULT_SUCCESS) return;
   if (api.zeDriverGet(&count, drivers) != ZE_RESULT_SUCCESS) return;
   for (uint32_t d = 0; d < count; d++) {
     ze_context_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t host_context = shared_context_of(drivers[d]);
     int before = device_count;
-    if (api.zeContextCreate(drivers[d], &desc, &contexts[d]) != ZE_RESULT_SUCCESS) continue;
+    contexts[d] = host_context;
+    if (host_context == NULL &&
+        api.zeContextCreate(drivers[d], &desc, &contexts[d]) != ZE_RESULT_SUCCESS)
+      continue;
     add_driver_devices(drivers[d], contexts[d]);
     if (device_count == before) {
-      api.zeContextDestroy(contexts[d]);
+      if (host_context == NULL) api.zeContextDestroy(contexts[d]);
       contexts[d] = NULL;
     }
   }
