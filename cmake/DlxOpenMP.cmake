@@ -22,6 +22,12 @@ function(dlx_link_openmp target)
                                                 $<INSTALL_INTERFACE:${DLX_OPENMP_LIBS}>)
     else()
       target_link_libraries(${target} PRIVATE OpenMP::OpenMP_C)
+      if(type STREQUAL "MODULE_LIBRARY" OR type STREQUAL "SHARED_LIBRARY")
+        # Never unloaded (-z nodelete): lua_close dlcloses C modules, and the OpenMP runtime that
+        # goes with this library would be unmapped under its own idle worker threads, which then
+        # crash the process as it exits.
+        target_link_options(${target} PRIVATE -Wl,-z,nodelete)
+      endif()
     endif()
   endif()
 endfunction()

@@ -68,6 +68,12 @@ add_test(NAME example.tour
          WORKING_DIRECTORY ${src})
 set_tests_properties(example.tour PROPERTIES ENVIRONMENT "${DLX_LUA_TEST_ENV}")
 
+# ---- a Lua process that exits right after a multi-threaded kernel (cmake/ExitAfterThreads.cmake)
+add_test(NAME module.exit_after_threads
+         COMMAND ${CMAKE_COMMAND} -DLUA=${DLX_LUA_INTERPRETER} -DSRC=${src} -DBIN=${bin}
+                 -P ${src}/cmake/ExitAfterThreads.cmake)
+set_tests_properties(module.exit_after_threads PROPERTIES ENVIRONMENT "${DLX_LUA_TEST_ENV}")
+
 if(DLX_BUILD_HOST_LIBS)
   # ---- examples/embed: the C host, built against libdlx of this tree (test example.embed) ----
   add_subdirectory(${src}/examples/embed ${bin}/examples/embed)
