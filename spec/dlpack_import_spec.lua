@@ -5,29 +5,7 @@ local h = require "spec.helper"
 local dlx = h.dlx
 local tp = h.testprod()
 
--- Imports spec's capsule and checks the import fails with a BufferError, the capsule is used,
--- and the deleter ran exactly once (before any collection).
-local function rejects(spec, what)
-  local cap, id = tp.make(spec)
-  local versioned = not spec.legacy
-  local msg = h.raises("BufferError", dlx.from_dlpack, cap)
-  assert.equal(1, tp.deleted(id), what .. ": the deleter must run exactly once")
-  assert.equal(versioned and "used_dltensor_versioned" or "used_dltensor", cap.name)
-  collectgarbage()
-  collectgarbage()
-  assert.equal(1, tp.deleted(id), what .. ": the deleter ran again after collection")
-  h.raises("ValueError", dlx.from_dlpack, cap)
-  assert.equal(1, tp.deleted(id))
-  return msg
-end
-
--- Imports spec's capsule; returns the tensor and the producer's id.
-local function accepts(spec)
-  local cap, id = tp.make(spec)
-  local t = dlx.from_dlpack(cap)
-  assert.equal(0, tp.deleted(id))
-  return t, id
-end
+local rejects, accepts = h.import_rejects, h.import_accepts
 
 describe("from_dlpack of a capsule", function()
   it("imports a versioned capsule zero-copy and renames it", function()

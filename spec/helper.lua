@@ -206,6 +206,36 @@ h.FLAG_READ_ONLY = 1
 h.FLAG_IS_COPIED = 2
 h.FLAG_SUBBYTE_PADDED = 4
 
+--- Imports a testprod capsule made from spec, which must fail with a BufferError: the capsule is
+-- then used, its deleter has run exactly once, and neither a collection nor a second import runs
+-- it again. Returns the message; what names the case in failures.
+function h.import_rejects(spec, what)
+  local assert = require "luassert" -- specs get it as their assert; this module does not
+  local tp = h.testprod()
+  local cap, id = tp.make(spec)
+  local msg = h.raises("BufferError", dlx.from_dlpack, cap)
+  what = what or "import"
+  assert.equal(1, tp.deleted(id), what .. ": the deleter must run exactly once")
+  assert.equal(spec.legacy and "used_dltensor" or "used_dltensor_versioned", cap.name)
+  collectgarbage()
+  collectgarbage()
+  assert.equal(1, tp.deleted(id), what .. ": the deleter ran again after collection")
+  h.raises("ValueError", dlx.from_dlpack, cap)
+  assert.equal(1, tp.deleted(id))
+  return msg
+end
+
+--- Imports a testprod capsule made from spec, which must succeed without running the deleter;
+-- returns the tensor and the producer's id.
+function h.import_accepts(spec)
+  local assert = require "luassert"
+  local tp = h.testprod()
+  local cap, id = tp.make(spec)
+  local t = dlx.from_dlpack(cap)
+  assert.equal(0, tp.deleted(id))
+  return t, id
+end
+
 --- A read-only float32 tensor imported from testprod (values 0, 1, 2, ... in the shape).
 function h.readonly_tensor(shape)
   local tp = h.testprod()

@@ -7,24 +7,7 @@ local tp = h.testprod()
 
 local V13 = { max_version = { 1, 3 } }
 
--- Imports spec's capsule; returns the tensor and the producer's id.
-local function accepts(spec)
-  local cap, id = tp.make(spec)
-  local t = dlx.from_dlpack(cap)
-  assert.equal(0, tp.deleted(id))
-  return t, id
-end
-
--- Imports spec's capsule, expecting a BufferError after which the deleter ran exactly once.
-local function rejects(spec)
-  local cap, id = tp.make(spec)
-  local msg = h.raises("BufferError", dlx.from_dlpack, cap)
-  assert.equal(1, tp.deleted(id))
-  collectgarbage()
-  collectgarbage()
-  assert.equal(1, tp.deleted(id))
-  return msg
-end
+local rejects, accepts = h.import_rejects, h.import_accepts
 
 local function lua_sum(list)
   local s = 0

@@ -93,14 +93,13 @@ static void read_target(lua_State *L, int idx, target *to) {
 static int tensor_to(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
   target to = {t->dtype, dlx_tensor_device(t), DLX_MEMORY_DEFAULT, false};
+  bool same;
   read_target(L, 2, &to);
-  if (to.memory != DLX_MEMORY_DEFAULT) {
-    if (to.copy || to.dtype != t->dtype || !dlx_device_equal(to.device, dlx_tensor_device(t)) ||
-        to.memory != dlx_tensor_memory(t))
-      return push_clone_in(L, t, to.dtype, to.device, to.memory);
-  } else if (to.copy || to.dtype != t->dtype ||
-             !dlx_device_equal(to.device, dlx_tensor_device(t))) {
-    return push_clone(L, t, to.dtype, to.device);
+  same = to.dtype == t->dtype && dlx_device_equal(to.device, dlx_tensor_device(t)) &&
+         (to.memory == DLX_MEMORY_DEFAULT || to.memory == dlx_tensor_memory(t));
+  if (to.copy || !same) {
+    if (to.memory == DLX_MEMORY_DEFAULT) return push_clone(L, t, to.dtype, to.device);
+    return push_clone_in(L, t, to.dtype, to.device, to.memory);
   }
   lua_settop(L, 1);
   return 1;

@@ -34,22 +34,10 @@ static char *first_element(const dlx_tensor *t) {
 
 /* ---- memory */
 
-static void *ze_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
-  dlx_ze_device *dev = dlx_ze_device_get(device_id);
-  ze_device_mem_alloc_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
-  void *ptr = NULL;
-  /* a zero-byte request still gets memory, so that data pointers are never NULL */
-  if (dlx_ze_check(dlx_ze_api_get()->zeMemAllocDevice(dev->context, &desc, nbytes ? nbytes : 1, 64,
-                                                      dev->device, &ptr),
-                   "zeMemAllocDevice", err) != 0)
-    return NULL;
-  atomic_fetch_add(&dev->allocated, nbytes);
-  return ptr;
-}
-
-/* Host USM belongs to the context (every device of the driver reaches it), shared USM migrates
- * between the host and its device. Both count towards the device's memory_allocated, as the
- * allocations dlx made for tensors of that device. */
+/* Device USM by default; host USM belongs to the context (every device of the driver reaches
+ * it), shared USM migrates between the host and the device. All count towards the device's
+ * memory_allocated, as allocations dlx made for tensors of that device. A zero-byte request
+ * still gets memory, so that data pointers are never NULL. */
 static void *ze_alloc_memory(int32_t device_id, size_t nbytes, dlx_memory memory, dlx_error *err) {
   dlx_ze_device *dev = dlx_ze_device_get(device_id);
   ze_host_mem_alloc_desc_t host = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
@@ -58,15 +46,28 @@ static void *ze_alloc_memory(int32_t device_id, size_t nbytes, dlx_memory memory
   void *ptr = NULL;
   size_t size = nbytes ? nbytes : 1;
   ze_result_t rc;
-  if (memory == DLX_MEMORY_DEVICE) return ze_alloc(device_id, nbytes, err);
-  if (memory == DLX_MEMORY_HOST)
+  const char *call;
+  switch (memory) {
+  case DLX_MEMORY_HOST:
+    call = "zeMemAllocHost";
     rc = api->zeMemAllocHost(dev->context, &host, size, 64, &ptr);
-  else
+    break;
+  case DLX_MEMORY_SHARED:
+    call = "zeMemAllocShared";
     rc = api->zeMemAllocShared(dev->context, &device, &host, size, 64, dev->device, &ptr);
-  if (dlx_ze_check(rc, memory == DLX_MEMORY_HOST ? "zeMemAllocHost" : "zeMemAllocShared", err) != 0)
-    return NULL;
+    break;
+  default:
+    call = "zeMemAllocDevice";
+    rc = api->zeMemAllocDevice(dev->context, &device, size, 64, dev->device, &ptr);
+    break;
+  }
+  if (dlx_ze_check(rc, call, err) != 0) return NULL;
   atomic_fetch_add(&dev->allocated, nbytes);
   return ptr;
+}
+
+static void *ze_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
+  return ze_alloc_memory(device_id, nbytes, DLX_MEMORY_DEVICE, err);
 }
 
 static dlx_memory ze_memory_of(int32_t device_id, const void *ptr) {

@@ -54,4 +54,10 @@ static inline void producer_make(producer *p, DLDataType dtype, int64_t rows, in
   p->legacy.dl_tensor = dl;
 }
 
+/* Both structs describe memory at data on device (a GPU's, say) instead of the producer's own. */
+static inline void producer_point_at(producer *p, void *data, DLDevice device) {
+  p->mt.dl_tensor.data = p->legacy.dl_tensor.data = data;
+  p->mt.dl_tensor.device = p->legacy.dl_tensor.device = device;
+}
+
 #endif

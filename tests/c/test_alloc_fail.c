@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "lua_host.h"
 #include "producer.h"
 
 /* ---- the failing door */
@@ -210,24 +211,12 @@ static void export_results(lua_State *L, int base, run_result *r, const scenario
   }
 }
 
-/* The state is made before arming, so every run starts from the same point. */
-static lua_State *new_state(void) {
-  lua_State *L = lua_newstate(lua_alloc, NULL);
-  luaL_openlibs(L);
-  dlx_openlibs(L);
-  if (luaL_dostring(L, "dlx = require 'dlx'") != LUA_OK) {
-    fprintf(stderr, "require 'dlx' failed: %s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  return L;
-}
-
 /* Runs the scenario failing allocation n (and those after it when sticky); returns whether a
  * failure was injected, that is whether the sweep must go on. */
 static bool run_once(const scenario *s, long n, bool sticky, int *errors, long *by_dlx) {
   producer p[3];
   run_result r = {true, false};
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(lua_alloc);
   int base, pushed;
   bool injected;
   produce(&p[0], 0);

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "lua_host.h"
 #include "producer.h"
 
 #define PRODUCERS 64
@@ -20,34 +21,15 @@
 /* A 3x4 int32 tensor 0..11 (row-major), as both kinds of struct. */
 static void produce(producer *p) { producer_make(p, (DLDataType){kDLInt, 32, 1}, 3, 4, 4, 1, 0); }
 
-static lua_State *new_state(void) {
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  dlx_openlibs(L);
-  if (luaL_dostring(L, "dlx = require 'dlx'") != LUA_OK) {
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  return L;
-}
-
 /* Pushes producer i's capsule (legacy for odd i). */
 static void push(lua_State *L, producer *p, int i) {
   int rc = i % 2 ? dlx_push_capsule_legacy(L, &p[i].legacy) : dlx_push_capsule(L, &p[i].mt);
   CHECK_EQ_INT(rc, 0);
 }
 
+/* Runs a chunk that must not raise. */
 static void run(lua_State *L, const char *chunk, int nargs, int nresults) {
-  if (luaL_loadstring(L, chunk) != LUA_OK) {
-    fprintf(stderr, "does not compile: %s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  lua_insert(L, -nargs - 1);
-  if (lua_pcall(L, nargs, nresults, 0) != LUA_OK) {
-    fprintf(stderr, "chunk raised: %s\n", lua_tostring(L, -1));
-    CHECK(!"chunk raised");
-    lua_pop(L, 1);
-  }
+  CHECK(host_run(L, chunk, nargs, nresults));
 }
 
 static int deleted_total(const producer *p, int n) {
@@ -61,7 +43,7 @@ static int deleted_total(const producer *p, int n) {
 static void test_exports_outlive_state(void) {
   static producer p[2];
   DLManagedTensorVersioned *out[4] = {NULL};
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   produce(&p[0]);
   produce(&p[1]);
   push(L, p, 0);
@@ -92,7 +74,7 @@ static void test_exports_outlive_state(void) {
  * variables, or dead from an error; unconsumed capsules; all at lua_close or collection. */
 static void test_coroutines(void) {
   static producer p[6];
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   for (int i = 0; i < 6; i++) produce(&p[i]);
   for (int i = 0; i < 6; i++) push(L, p, i);
   run(L,
@@ -143,7 +125,7 @@ static void test_collector_modes(void) {
   static producer p[PRODUCERS];
   const char *modes[] = {"incremental", "generational"};
   for (int m = 0; m < 2; m++) {
-    lua_State *L = new_state();
+    lua_State *L = host_new_state(NULL);
     lua_pushstring(L, modes[m]);
     run(L, "collectgarbage(...)", 1, 0);
     for (int i = 0; i < PRODUCERS; i++) {

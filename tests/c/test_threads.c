@@ -18,6 +18,7 @@
 #include "check.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "lua_host.h"
 
 #define ROUNDS 300
 
@@ -76,35 +77,6 @@ static void release(item it) {
   }
 }
 
-/* ---- Lua helpers */
-
-static lua_State *new_state(void) {
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  dlx_openlibs(L);
-  if (luaL_dostring(L, "dlx = require 'dlx'") != LUA_OK) {
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  return L;
-}
-
-/* Runs chunk with nargs arguments from the stack and leaves nresults; false (and a message on
- * stderr) when it raised. */
-static bool run(lua_State *L, const char *chunk, int nargs, int nresults) {
-  if (luaL_loadstring(L, chunk) != LUA_OK) {
-    fprintf(stderr, "does not compile: %s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  lua_insert(L, -nargs - 1);
-  if (lua_pcall(L, nargs, nresults, 0) != LUA_OK) {
-    fprintf(stderr, "chunk raised: %s\n", lua_tostring(L, -1));
-    lua_pop(L, 1);
-    return false;
-  }
-  return true;
-}
-
 /* ---- 1. exports released on another thread while Lua works */
 
 typedef struct producer {
@@ -159,7 +131,7 @@ static void test_release_on_another_thread(void) {
   static producer producers[ROUNDS];
   queue q;
   pthread_t thread;
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   int exported = 0;
   queue_init(&q);
   pthread_create(&thread, NULL, releaser, &q);
@@ -167,21 +139,21 @@ static void test_release_on_another_thread(void) {
     produce(&producers[i]);
     /* a host tensor imported, viewed and exported back: its deleter runs on the releaser */
     CHECK_EQ_INT(dlx_push_capsule(L, &producers[i].mt), 0);
-    if (!run(L, "return dlx.from_dlpack(...):flip(1)", 1, 1)) continue;
+    if (!host_run(L, "return dlx.from_dlpack(...):flip(1)", 1, 1)) continue;
     lua_pushvalue(L, -1);
     item it = export_top(L, i % 2 == 1);
     CHECK(it.mt != NULL);
     if (it.mt != NULL) queue_put(&q, it), exported++;
     /* Lua keeps using the same memory while the other thread may be releasing it */
-    CHECK(run(L,
-              "local t = ...\n"
-              "local s = t:sum():item()\n"
-              "assert(s == 2016, s)\n"
-              "local c = t:astype('float32'):slice(1, 1, -1, 3):clone()\n"
-              "t:close()\n"
-              "made = dlx.arange(100):view{10, 10}:transpose(1, 2):contiguous()\n"
-              "if math.random() < 0.2 then collectgarbage() else collectgarbage('step') end",
-              1, 0));
+    CHECK(host_run(L,
+                   "local t = ...\n"
+                   "local s = t:sum():item()\n"
+                   "assert(s == 2016, s)\n"
+                   "local c = t:astype('float32'):slice(1, 1, -1, 3):clone()\n"
+                   "t:close()\n"
+                   "made = dlx.arange(100):view{10, 10}:transpose(1, 2):contiguous()\n"
+                   "if math.random() < 0.2 then collectgarbage() else collectgarbage('step') end",
+                   1, 0));
     lua_getglobal(L, "made"); /* a tensor of dlx's own memory, released on the other thread */
     it = export_top(L, i % 3 == 0);
     if (it.mt != NULL) queue_put(&q, it), exported++;
@@ -205,17 +177,17 @@ typedef struct exchange {
 /* The worker: imports each tensor, checks it, and answers with its doubled row sums. */
 static void *worker(void *arg) {
   exchange *ex = arg;
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   for (;;) {
     item it = queue_take(&ex->to_worker);
     int rc;
     if (it.mt == NULL) break;
     rc = it.legacy ? dlx_push_capsule_legacy(L, it.mt) : dlx_push_capsule(L, it.mt);
-    if (rc != 0 || !run(L,
-                        "local t = dlx.from_dlpack(...)\n"
-                        "assert(t.shape[1] == 4 and t.shape[2] == 3 and t.dtype == 'int64')\n"
-                        "return t:sum(2)",
-                        1, 1)) {
+    if (rc != 0 || !host_run(L,
+                             "local t = dlx.from_dlpack(...)\n"
+                             "assert(t.shape[1] == 4 and t.shape[2] == 3 and t.dtype == 'int64')\n"
+                             "return t:sum(2)",
+                             1, 1)) {
       queue_put(&ex->to_main, (item){NULL, false});
       continue;
     }
@@ -230,7 +202,7 @@ static void *worker(void *arg) {
 static void test_two_states(void) {
   exchange ex;
   pthread_t thread;
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   int answered = 0;
   queue_init(&ex.to_worker);
   queue_init(&ex.to_main);
@@ -239,7 +211,8 @@ static void test_two_states(void) {
   for (int i = 0; i < ROUNDS; i++) {
     bool legacy = i % 4 == 3;
     lua_pushinteger(L, i);
-    CHECK(run(L, "local i = ...; return dlx.arange(i, i + 12):view{3, 4}:transpose(1, 2)", 1, 1));
+    CHECK(host_run(L, "local i = ...; return dlx.arange(i, i + 12):view{3, 4}:transpose(1, 2)", 1,
+                   1));
     queue_put(&ex.to_worker, export_top(L, legacy));
     item answer = queue_take(&ex.to_main);
     CHECK(answer.mt != NULL);
@@ -248,11 +221,11 @@ static void test_two_states(void) {
     CHECK_EQ_INT(rc, 0);
     lua_pushinteger(L, i);
     /* rows of the transposed view: column j of arange is i+j, i+j+4, i+j+8 */
-    if (run(L,
-            "local cap, i = ...\n"
-            "local got = dlx.from_dlpack(cap):totable()\n"
-            "for j = 1, 4 do assert(got[j] == 3 * (i + j - 1) + 12, got[j]) end",
-            2, 0))
+    if (host_run(L,
+                 "local cap, i = ...\n"
+                 "local got = dlx.from_dlpack(cap):totable()\n"
+                 "for j = 1, 4 do assert(got[j] == 3 * (i + j - 1) + 12, got[j]) end",
+                 2, 0))
       answered++;
   }
   queue_put(&ex.to_worker, (item){NULL, false});

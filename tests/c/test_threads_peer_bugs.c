@@ -20,36 +20,11 @@
 #include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "lua_host.h"
 #include "producer.h"
 
 #define THREADS 8
 #define ROUNDS 100
-
-static lua_State *new_state(void) {
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  dlx_openlibs(L);
-  if (luaL_dostring(L, "dlx = require 'dlx'") != LUA_OK) {
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  return L;
-}
-
-/* Runs chunk with nargs arguments from the stack and leaves nresults; false when it raised. */
-static bool run(lua_State *L, const char *chunk, int nargs, int nresults) {
-  if (luaL_loadstring(L, chunk) != LUA_OK) {
-    fprintf(stderr, "does not compile: %s\n", lua_tostring(L, -1));
-    exit(1);
-  }
-  lua_insert(L, -nargs - 1);
-  if (lua_pcall(L, nargs, nresults, 0) != LUA_OK) {
-    fprintf(stderr, "chunk raised: %s\n", lua_tostring(L, -1));
-    lua_pop(L, 1);
-    return false;
-  }
-  return true;
-}
 
 /* ---- bug 18: one allocation per export */
 
@@ -62,17 +37,17 @@ static int count_hook(void *ctx) {
 
 static void test_bug18_one_allocation_per_export(void) {
   static producer p;
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   int base;
   producer_make(&p, (DLDataType){kDLFloat, 32, 1}, 4, 6, 6, 1, 0);
   CHECK_EQ_INT(dlx_push_capsule(L, &p.mt), 0);
-  CHECK(run(L,
-            "local imp = dlx.from_dlpack(...)\n"
-            "local t = dlx.arange(60, {dtype = 'float32'}):view{3, 4, 5}\n"
-            "return t:permute{3, 1, 2}, t:slice(3, 2, 5, 2):flip(2), t:select(1, 2),\n"
-            "       t:select(3, 1):unsqueeze(3):expand{3, 4, 9}, dlx.tensor(5),\n"
-            "       imp:transpose(1, 2), imp:slice(1, 2, 3)",
-            1, 7));
+  CHECK(host_run(L,
+                 "local imp = dlx.from_dlpack(...)\n"
+                 "local t = dlx.arange(60, {dtype = 'float32'}):view{3, 4, 5}\n"
+                 "return t:permute{3, 1, 2}, t:slice(3, 2, 5, 2):flip(2), t:select(1, 2),\n"
+                 "       t:select(3, 1):unsqueeze(3):expand{3, 4, 9}, dlx.tensor(5),\n"
+                 "       imp:transpose(1, 2), imp:slice(1, 2, 3)",
+                 1, 7));
   base = lua_gettop(L) - 7;
   for (int i = base + 1; i <= base + 7; i++) {
     DLManagedTensorVersioned *v = NULL;
@@ -121,13 +96,13 @@ static void test_bug9_release_after_close_on_another_thread(void) {
   DLManagedTensorVersioned *a = NULL, *b = NULL;
   DLManagedTensor *c = NULL;
   pthread_t threads[3];
-  lua_State *L = new_state();
+  lua_State *L = host_new_state(NULL);
   producer_make(&p, (DLDataType){kDLInt, 32, 1}, 3, 4, 4, 1, 0);
   CHECK_EQ_INT(dlx_push_capsule_legacy(L, &p.legacy), 0);
-  CHECK(run(L,
-            "local t = dlx.from_dlpack(...)\n"
-            "return t:transpose(1, 2), dlx.arange(8):flip(1), t:select(1, 2)",
-            1, 3));
+  CHECK(host_run(L,
+                 "local t = dlx.from_dlpack(...)\n"
+                 "return t:transpose(1, 2), dlx.arange(8):flip(1), t:select(1, 2)",
+                 1, 3));
   CHECK_EQ_INT(dlx_to_dlpack(L, -3, &a), 0);
   CHECK_EQ_INT(dlx_to_dlpack(L, -2, &b), 0);
   CHECK_EQ_INT(dlx_to_dlpack_legacy(L, -1, &c), 0);
@@ -173,7 +148,7 @@ static void *worker(void *arg) {
   worker_arg *w = arg;
   lua_State *L;
   pthread_barrier_wait(&start_line); /* every thread loads dlx at the same time */
-  L = new_state();
+  L = host_new_state(NULL);
   pthread_barrier_wait(&start_line); /* and makes its first import at the same time */
   for (int r = 0; r < ROUNDS; r++) {
     producer *p = &w->producers[r];
@@ -186,7 +161,7 @@ static void *worker(void *arg) {
     rc = kind == 3 ? dlx_push_capsule_legacy(L, &p->legacy) : dlx_push_capsule(L, &p->mt);
     if (rc != 0) continue;
     lua_pushinteger(L, r);
-    if (!run(L, round_chunk, 2, 1)) continue;
+    if (!host_run(L, round_chunk, 2, 1)) continue;
     ok = dlx_to_dlpack(L, -1, &out) == 0 && out->dl_tensor.data == (void *)&p->data &&
          (out->flags & DLPACK_FLAG_BITMASK_READ_ONLY) == (kind == 2 ? 1u : 0u);
     if (out != NULL) out->deleter(out);

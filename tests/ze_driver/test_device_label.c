@@ -4,49 +4,27 @@
  * memory of oneapi:1 comes in labelled 3 (a SYCL index beyond dlx's count) and 0 (another device
  * dlx has): both imports must land on oneapi:1. Run by ctest on the test driver (two devices). */
 #include <stdio.h>
-#include <string.h>
 
 #include "check.h"
 #include "core/core.h"
-
-static int deleted_versioned = 0, deleted_legacy = 0;
-static void count_versioned(DLManagedTensorVersioned *self) {
-  (void)self;
-  deleted_versioned++;
-}
-static void count_legacy(DLManagedTensor *self) {
-  (void)self;
-  deleted_legacy++;
-}
+#include "producer.h"
 
 /* Imports oneapi:1 memory labelled (kDLOneAPI, label), both capsule kinds. */
 static void check_label(void *data, int32_t label) {
-  int64_t shape[1] = {4}, strides[1] = {1};
-  DLTensor dl = {data, {kDLOneAPI, label}, 1, {kDLFloat, 32, 1}, shape, strides, 0};
-  DLManagedTensorVersioned mt;
-  DLManagedTensor legacy;
+  producer p;
   dlx_tensor out;
   dlx_error err;
-  memset(&mt, 0, sizeof mt);
-  mt.version.major = 1;
-  mt.version.minor = 3;
-  mt.deleter = count_versioned;
-  mt.dl_tensor = dl;
-  deleted_versioned = 0;
-  CHECK_EQ_INT(dlx_import_versioned(&mt, &out, &err), 0);
+  producer_make(&p, (DLDataType){kDLFloat, 32, 1}, 1, 4, 4, 1, 0);
+  producer_point_at(&p, data, (DLDevice){kDLOneAPI, label});
+  CHECK_EQ_INT(dlx_import_versioned(&p.mt, &out, &err), 0);
   CHECK_EQ_INT(out.buffer->device.device_type, kDLOneAPI);
   CHECK_EQ_INT(out.buffer->device.device_id, 1);
   dlx_tensor_close(&out);
-  CHECK_EQ_INT(deleted_versioned, 1);
-
-  memset(&legacy, 0, sizeof legacy);
-  legacy.deleter = count_legacy;
-  legacy.dl_tensor = dl;
-  deleted_legacy = 0;
-  CHECK_EQ_INT(dlx_import_legacy(&legacy, &out, &err), 0);
+  CHECK_EQ_INT(p.deleted, 1);
+  CHECK_EQ_INT(dlx_import_legacy(&p.legacy, &out, &err), 0);
   CHECK_EQ_INT(out.buffer->device.device_id, 1);
   dlx_tensor_close(&out);
-  CHECK_EQ_INT(deleted_legacy, 1);
+  CHECK_EQ_INT(p.deleted, 2);
 }
 
 int main(void) {

@@ -6,11 +6,11 @@
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "check.h"
 #include "core/core.h"
 #include "dlx.h"
+#include "producer.h"
 
 /* The host's side: the loader's functions it calls itself. */
 #define HOST_FUNCTIONS(X)                                                                          \
@@ -24,12 +24,6 @@
 #define DECLARE(name) static __typeof__(name) *host_##name;
 HOST_FUNCTIONS(DECLARE)
 #undef DECLARE
-
-static int deleted;
-static void count_deleter(DLManagedTensorVersioned *self) {
-  (void)self;
-  deleted++;
-}
 
 static int load_host_api(void) {
   void *lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -49,16 +43,11 @@ static void *host_alloc(ze_context_handle_t context, ze_device_handle_t device, 
   return p;
 }
 
-/* Imports 16 float32 at p (labelled oneapi device 5: dlx must find the device itself). */
-static int import16(void *p, dlx_tensor *out, dlx_error *err) {
-  static int64_t shape[1] = {16}, strides[1] = {1};
-  static DLManagedTensorVersioned mt;
-  memset(&mt, 0, sizeof mt);
-  mt.version.major = 1;
-  mt.version.minor = 3;
-  mt.deleter = count_deleter;
-  mt.dl_tensor = (DLTensor){p, {kDLOneAPI, 5}, 1, {kDLFloat, 32, 1}, shape, strides, 0};
-  return dlx_import_versioned(&mt, out, err);
+/* Imports 16 float32 at data (labelled oneapi device 5: dlx must find the device itself). */
+static int import16(producer *p, void *data, dlx_tensor *out, dlx_error *err) {
+  producer_make(p, (DLDataType){kDLFloat, 32, 1}, 1, 16, 16, 1, 0);
+  producer_point_at(p, data, (DLDevice){kDLOneAPI, 5});
+  return dlx_import_versioned(&p->mt, out, err);
 }
 
 int main(void) {
@@ -74,6 +63,7 @@ int main(void) {
   dlx_tensor t, sum, made;
   dlx_scalar value = {.kind = DLX_KIND_FLOAT, .v.f = 2.5}, got;
   dlx_error err;
+  producer imported, refused;
   void *p, *q;
   if (ze == NULL || load_host_api() != 0) {
     fprintf(stderr, "test_shared_context: needs dlx with Level Zero and the loader\n");
@@ -93,16 +83,16 @@ int main(void) {
 
   /* the host's memory comes in without a copy, and dlx's kernels work on it */
   p = host_alloc(mine, devices[1], 16 * sizeof(float));
-  CHECK_EQ_INT(import16(p, &t, &err), 0);
+  CHECK_EQ_INT(import16(&imported, p, &t, &err), 0);
   CHECK_EQ_INT(t.buffer->device.device_id, 1);
   CHECK(t.buffer->data == p);
   CHECK_EQ_INT(dlx_fill(&t, &value, &err), 0);
-  CHECK_EQ_INT(dlx_reduce(&sum, DLX_REDUCE_SUM, &t, 1, false, &err), 0);
+  CHECK_EQ_INT(dlx_reduce(&sum, DLX_REDUCE_SUM, &t, 3, false, &err), 0);
   CHECK_EQ_INT(dlx_get_element(&sum, NULL, &got, &err), 0);
   CHECK(got.v.f == 40.0);
   dlx_tensor_close(&sum);
   dlx_tensor_close(&t);
-  CHECK_EQ_INT(deleted, 1);
+  CHECK_EQ_INT(imported.deleted, 1);
 
   /* dlx's own memory lives in the host's context, on the device asked for */
   CHECK_EQ_INT(
@@ -113,9 +103,9 @@ int main(void) {
 
   /* memory of a context dlx was not given is still refused, its deleter run once */
   q = host_alloc(other, devices[0], 16 * sizeof(float));
-  CHECK(import16(q, &t, &err) != 0);
+  CHECK(import16(&refused, q, &t, &err) != 0);
   CHECK_EQ_INT(err.code, DLX_BUFFER_ERROR);
-  CHECK_EQ_INT(deleted, 2);
+  CHECK_EQ_INT(refused.deleted, 1);
 
   host_zeMemFree(mine, p);
   host_zeMemFree(other, q);
