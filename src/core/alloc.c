@@ -1,6 +1,6 @@
 /* alloc.c -- the one door for host allocations, with a failure hook for tests. */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

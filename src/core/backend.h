@@ -8,10 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
 #include "dlpack/dlpack.h"
-#include "error.h"
-#include "scalar.h"
-#include "tensor.h"
 
 typedef enum dlx_reduce_op {
   DLX_REDUCE_SUM,

@@ -1,9 +1,9 @@
 /* buffer.c -- refcounted memory shared by tensors and DLPack exports. */
-#include "buffer.h"
+#include "core/buffer.h"
 
-#include "alloc.h"
-#include "backend.h"
-#include "device.h"
+#include "core/alloc.h"
+#include "core/backend.h"
+#include "core/device.h"
 
 static void release_backend_memory(dlx_buffer *self) {
   self->backend->free(self->device.device_id, self->data, self->nbytes);

@@ -8,8 +8,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "core/error.h"
 #include "dlpack/dlpack.h"
-#include "error.h"
 
 struct dlx_backend;
 

@@ -2,16 +2,16 @@
 #ifndef DLX_CORE_CORE_H
 #define DLX_CORE_CORE_H
 
-#include "alloc.h"
-#include "backend.h"
-#include "buffer.h"
-#include "device.h"
-#include "dlpack_io.h"
-#include "dtype.h"
-#include "error.h"
-#include "ops.h"
-#include "scalar.h"
-#include "tensor.h"
+#include "core/alloc.h"
+#include "core/backend.h"
+#include "core/buffer.h"
+#include "core/device.h"
+#include "core/dlpack_io.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
 
 #define DLX_VERSION "0.1.0"
 

@@ -1,6 +1,6 @@
 /* device.c -- the backend registry and device names. GPU backends register here when they are
  * built in; a backend that finds no driver or device reports zero devices. */
-#include "device.h"
+#include "core/device.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,9 +4,9 @@
 
 #include <stdbool.h>
 
-#include "backend.h"
+#include "core/backend.h"
+#include "core/error.h"
 #include "dlpack/dlpack.h"
-#include "error.h"
 
 /* The backend serving this device type, or NULL when dlx has none built in. */
 const dlx_backend *dlx_backend_for(DLDeviceType type);

@@ -1,11 +1,11 @@
 /* dlpack_io.c -- the producer (export) and consumer (import) rules of DLPack. */
-#include "dlpack_io.h"
+#include "core/dlpack_io.h"
 
 #include <string.h>
 
-#include "alloc.h"
-#include "device.h"
-#include "ops.h"
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/ops.h"
 
 #define KNOWN_FLAGS                                                                                \
   (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |                                 \

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/error.h"
+#include "core/tensor.h"
 #include "dlpack/dlpack.h"
-#include "error.h"
-#include "tensor.h"
 
 typedef enum dlx_copy_mode {
   DLX_COPY_IF_NEEDED = -1, /* copy = nil */

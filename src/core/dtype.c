@@ -1,5 +1,5 @@
 /* dtype.c -- the dtype table: names, DLPack codes, storage bits. */
-#include "dtype.h"
+#include "core/dtype.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* error.c -- formatting core errors. */
-#include "error.h"
+#include "core/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* ops.c -- checks, dtype rules and dispatch of copies, fills and reductions to the backends. */
-#include "ops.h"
+#include "core/ops.h"
 
 #include <string.h>
 
-#include "device.h"
+#include "core/device.h"
 
 /* ---- copies */
 

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "scalar.h"
-#include "tensor.h"
+#include "core/backend.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
 
 /* dst[...] = src, with src broadcast to dst's shape, cast to dst's dtype, across devices.
  * ValueError for a read-only dst or one with internal overlap (a stride-0 dim of size > 1);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dtype.h"
+#include "core/dtype.h"
 
 typedef struct dlx_scalar {
   dlx_kind kind; /* DLX_KIND_BOOL, _INT, _UINT, _FLOAT or _COMPLEX */

@@ -1,11 +1,11 @@
 /* tensor.c -- tensor life cycle, queries and views. A view only rewrites shape, strides and
  * offset over the same buffer; strides are never normalised. */
-#include "tensor.h"
+#include "core/tensor.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 
 /* ---- queries */
 

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "buffer.h"
-#include "dtype.h"
-#include "error.h"
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/error.h"
 
 #define DLX_MAX_NDIM 32
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "core/alloc.h"
-#include "cuda_internal.h"
-#include "kernels.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/kernels.h"
 
 typedef struct block {
   void *ptr;

@@ -2,7 +2,7 @@
  * (cuda_host) and managed memory (cuda_managed). Pinned and managed memory are host memory for
  * dlx: the CPU kernels compute on them and the GPU reaches them through copies. */
 #include "core/ops.h"
-#include "cuda_internal.h"
+#include "cuda/cuda_internal.h"
 
 /* ---- cuda:N */
 

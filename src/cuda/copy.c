@@ -6,8 +6,8 @@
 #include "core/alloc.h"
 #include "core/dtype.h"
 #include "core/ops.h"
-#include "cuda_internal.h"
-#include "kernels.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/kernels.h"
 
 /* ---- layouts */
 

@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "kernels.h"
+#include "cuda/kernels.h"
 
 namespace {
 

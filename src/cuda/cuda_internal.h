@@ -10,7 +10,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
-#include "dlx_cuda.h"
+#include "cuda/dlx_cuda.h"
 
 #define DLX_CUDA_MAX_DEVICES 64
 

@@ -5,8 +5,8 @@
 #include "core/alloc.h"
 #include "core/dtype.h"
 #include "core/ops.h"
-#include "cuda_internal.h"
-#include "kernels.h"
+#include "cuda/cuda_internal.h"
+#include "cuda/kernels.h"
 
 static void *element0(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;

@@ -11,7 +11,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "kernels.h"
+#include "cuda/kernels.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "cuda_internal.h"
+#include "cuda/cuda_internal.h"
 
 int dlx_cuda_device_count(void) {
   /* -1: not asked yet. Asking twice from two threads at once is harmless. */

@@ -1,6 +1,6 @@
 /* streams.c -- the current stream of each device (per thread, like PyTorch's) and the stream
  * operations of backend.h for CUDA, with DLPack's stream values (dlpack-spec.md 6.2). */
-#include "cuda_internal.h"
+#include "cuda/cuda_internal.h"
 
 /* NULL (0) is the legacy default stream until a thread sets another. */
 static _Thread_local cudaStream_t current_streams[DLX_CUDA_MAX_DEVICES];

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 lua_Integer dlxl_checkinteger(lua_State *L, int idx, const char *what) {
   int isint = 0;

@@ -4,7 +4,7 @@
  * None of them raises: the work runs inside lua_pcall of a C function that gets its arguments
  * as light userdata, and ownership moves as the last step of that function, when nothing can
  * fail any more. */
-#include "binding.h"
+#include "lua/binding.h"
 
 /* ---- host -> Lua */
 

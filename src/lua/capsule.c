@@ -3,7 +3,7 @@
  * collected; a consumed one ("used_...") does nothing. */
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 static const char *capsule_name(const dlxl_capsule *c) {
   if (c->versioned) return c->used ? "used_dltensor_versioned" : "dltensor_versioned";

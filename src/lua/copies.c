@@ -1,7 +1,7 @@
 /* copies.c -- tensor methods that copy: clone, contiguous, to, astype, copy_ and fill_. */
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 /* Pushes a new C-contiguous copy of t as dtype on device, in memory of that kind. */
 static int push_clone_in(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device,

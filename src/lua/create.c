@@ -4,7 +4,7 @@
  * memory of oneapi tensors (nil: device memory). */
 #include <math.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 /* Pushes a new uninitialised tensor (shape at idx) and returns it; the caller reports it to the
  * collector once it is filled. */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 void dlxl_pushdevice(lua_State *L, DLDevice device) {
   DLDevice *ud = lua_newuserdatauv(L, sizeof *ud, 0);

@@ -1,6 +1,6 @@
 /* dlpack.c -- the producer side of DLPack in Lua: t:__dlpack{...} and t:__dlpack_device(),
  * under the Python array API's rules (the core's dlx_export applies them). */
-#include "binding.h"
+#include "lua/binding.h"
 
 /* ---- t:__dlpack(opts) */
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 /* True for a chunk of dlx's own Lua layer: a file ".../dlx/<name>.lua", installed or embedded
  * by dlx_openlibs under the same name. */

@@ -1,6 +1,6 @@
 /* module.c -- luaopen_dlx_core: the metatables, the constants, the C API table in the registry,
  * and the module table that lua/dlx/init.lua builds the public dlx table from. */
-#include "binding.h"
+#include "lua/binding.h"
 
 /* What other C modules get through dlx_capi_get(L). */
 static const dlx_capi capi = {

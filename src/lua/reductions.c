@@ -1,6 +1,6 @@
 /* reductions.c -- t:sum(dims, keepdim) and the other reductions. dims is nil (all), a dim or a
  * list of dims; reducing every dim without keepdim gives a 0-d tensor. */
-#include "binding.h"
+#include "lua/binding.h"
 
 static int reduce(lua_State *L, dlx_reduce_op op) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);

@@ -6,7 +6,7 @@
  * a handle (dlx.stream(device, handle), dlx.current_stream) does not. */
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 #ifdef DLX_WITH_CUDA
 #include "cuda/dlx_cuda.h"
 #endif

@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 dlx_tensor *dlxl_newtensor(lua_State *L) {
   dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lua/binding.h"
 
 /* ---- scalars */
 
