@@ -4,9 +4,9 @@
 # - Host code is C11 (src/cuda/*.c, calling the CUDA runtime's C API); kernels are CUDA C++
 #   (src/cuda/*.cu), built for sm_80 and sm_90 plus PTX (compute_90) for newer GPUs.
 # - They form the object library dlx_cuda_objects, added to every target built from
-#   dlx_objects (the module, libdlx, the C tests), which also get DLX_WITH_CUDA (the registry
-#   in src/core/device.c) and the static CUDA runtime: the module then loads on machines without
-#   libcudart, and on those without a driver or GPU it reports no CUDA device.
+#   dlx_objects (the module, libdlx, the C tests), which also get DLX_WITH_CUDA (the list of
+#   backends, src/backends/builtin.c) and the static CUDA runtime: the module then loads on
+#   machines without libcudart, and on those without a driver or GPU it reports no CUDA device.
 # - Not with DLX_SANITIZE under AUTO: nvcc does not take the sanitizer flags, and ASan's shadow
 #   memory collides with the CUDA driver's mappings.
 set(DLX_WITH_CUDA OFF)

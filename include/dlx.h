@@ -62,8 +62,8 @@ int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);
  * then uses it for that driver's devices, for its own memory and work too, and never destroys
  * it: keep it alive while dlx runs. driver is a ze_driver_handle_t, context a
  * ze_context_handle_t. Call it before dlx first looks for devices (before require "dlx" in any
- * state). Returns 0, or -1 when dlx was built without Level Zero, has already looked for
- * devices, or an argument is NULL. */
+ * state). Returns 0, or DLX_DEVICE_ERROR when dlx was built without Level Zero, has already
+ * looked for devices, or an argument is NULL. */
 int dlx_share_level_zero_context(void *driver, void *context);
 
 /* ---- The same API for other Lua C modules, without linking to dlx.

@@ -40,6 +40,15 @@ typedef struct dlx_backend {
   /* Bytes this backend's allocator holds for live buffers on the device now
    * (dlx.memory_allocated); NULL when the backend does not count them. */
   size_t (*memory_allocated)(int32_t device_id);
+  /* Backends with a caching allocator (NULL otherwise): the bytes it holds on the device, freed
+   * by tensors and kept for reuse (dlx.cuda.memory_cached), and giving the cached blocks of
+   * every device of the backend back to the driver (dlx.cuda.empty_cache). */
+  size_t (*memory_cached)(int32_t device_id);
+  int (*empty_cache)(dlx_error *err);
+  /* Backends whose driver has a current device per thread, as cudaSetDevice sets (NULL
+   * otherwise): the calling thread's one, -1 when there is none. The backend makes a tensor's
+   * device current around its work and restores this one afterwards. */
+  int (*current_device)(void);
   /* Backends with several kinds of memory (NULL otherwise): alloc of a given kind (never
    * DLX_MEMORY_DEFAULT; freed by free), and the kind of the memory at ptr, an allocation or an
    * import on device_id (DLX_MEMORY_DEFAULT when the driver cannot tell). */
@@ -140,9 +149,10 @@ typedef struct dlx_stream_ops {
   /* The DLPack `stream` value that names `stream` to a producer (CUDA: the legacy default
    * stream is 1, the per-thread default stream 2, others their handle). */
   int64_t (*to_dlpack)(int32_t device_id, dlx_stream_handle stream);
+  /* For tests of the order of work across streams (NULL when the backend has no such kernel):
+   * queues work that keeps the device busy for about `cycles` clock cycles on the calling
+   * thread's current stream, so that work queued after it is visibly still pending. */
+  int (*busy_wait)(int32_t device_id, int64_t cycles, dlx_error *err);
 } dlx_stream_ops;
-
-/* The CPU backend, always present (src/cpu). */
-extern const dlx_backend dlx_cpu_backend;
 
 #endif

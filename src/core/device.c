@@ -1,27 +1,10 @@
-/* device.c -- the backend registry and device names. GPU backends register here when they are
- * built in; a backend that finds no driver or device reports zero devices. */
+/* device.c -- the backend registry and device names. The backends built in are listed by
+ * src/backends/builtin.c (dlx_backends); one that finds no driver or device reports zero
+ * devices. */
 #include "core/device.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#ifdef DLX_WITH_LEVEL_ZERO
-extern const dlx_backend dlx_ze_backend;               /* src/ze */
-int dlx_ze_share_context(void *driver, void *context); /* src/ze/ze.h */
-#endif
-#ifdef DLX_WITH_CUDA
-#include "cuda/dlx_cuda.h" /* cuda:N, cuda_host, cuda_managed */
-#endif
-
-static const dlx_backend *const backends[] = {
-    &dlx_cpu_backend,
-#ifdef DLX_WITH_CUDA
-    &dlx_cuda_backend, &dlx_cuda_host_backend, &dlx_cuda_managed_backend,
-#endif
-#ifdef DLX_WITH_LEVEL_ZERO
-    &dlx_ze_backend,
-#endif
-};
 
 static const char *const type_names[] = {
     [kDLCPU] = "cpu",
@@ -42,11 +25,6 @@ static const char *const type_names[] = {
     [kDLTrn] = "trn",
 };
 #define NUM_TYPE_NAMES ((int)(sizeof type_names / sizeof type_names[0]))
-
-const dlx_backend *const *dlx_backends(int *count) {
-  *count = (int)(sizeof backends / sizeof backends[0]);
-  return backends;
-}
 
 const dlx_backend *dlx_backend_for(DLDeviceType type) {
   int count;
@@ -103,14 +81,4 @@ const char *dlx_device_format(DLDevice device, char *buf, size_t size) {
   else
     snprintf(buf, size, "%s:%d", name, (int)device.device_id);
   return buf;
-}
-
-int dlx_device_share_level_zero_context(void *driver, void *context) {
-#ifdef DLX_WITH_LEVEL_ZERO
-  return dlx_ze_share_context(driver, context);
-#else
-  (void)driver;
-  (void)context;
-  return -1;
-#endif
 }

@@ -10,12 +10,11 @@
 
 /* The backend serving this device type, or NULL when dlx has none built in. */
 const dlx_backend *dlx_backend_for(DLDeviceType type);
-/* All built-in backends, CPU first; *count receives their number. */
+/* All built-in backends, CPU first; *count receives their number. Defined by the list of
+ * backends, src/backends/builtin.c. */
 const dlx_backend *const *dlx_backends(int *count);
 /* 0 when device exists now; DeviceError naming what is missing otherwise. */
 int dlx_device_check(DLDevice device, dlx_error *err);
-/* dlx_share_level_zero_context of dlx.h: -1 in a build without Level Zero. */
-int dlx_device_share_level_zero_context(void *driver, void *context);
 
 /* "cpu", "cuda", "cuda_host", "opencl", ..., "trn"; NULL for a value DLPack does not define. */
 const char *dlx_device_type_name(int32_t type);

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "backends/builtin.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "cpu/cpu.h"

@@ -7,11 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/builtin.h"
 #include "core/backend.h"
-
-extern const dlx_backend dlx_cuda_backend;         /* kDLCUDA: cuda:N */
-extern const dlx_backend dlx_cuda_host_backend;    /* kDLCUDAHost: pinned host memory */
-extern const dlx_backend dlx_cuda_managed_backend; /* kDLCUDAManaged: managed memory */
 
 /* Bytes of device memory in use by tensors, and held in the caching allocator's pool. */
 size_t dlx_cuda_memory_allocated(int32_t device_id);

@@ -38,10 +38,6 @@ static int push_capsule(lua_State *L, void *ptr, bool versioned) {
   return 0;
 }
 
-DLXL_PUBLIC int dlx_share_level_zero_context(void *driver, void *context) {
-  return dlx_device_share_level_zero_context(driver, context);
-}
-
 DLXL_PUBLIC int dlx_push_capsule(lua_State *L, DLManagedTensorVersioned *mt) {
   return push_capsule(L, mt, true);
 }

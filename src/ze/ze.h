@@ -86,11 +86,6 @@ typedef struct dlx_ze_device {
 } dlx_ze_device;
 
 /* The loader's functions, or NULL when it could not be opened (then there are no devices). */
-/* Makes discovery use `context` (a ze_context_handle_t, which dlx never destroys) for the devices
- * of `driver` (a ze_driver_handle_t) instead of a context of dlx's own. 0, or -1 once discovery
- * has begun or for NULL arguments. (void pointers: core/device.c declares it without the Level
- * Zero headers.) */
-int dlx_ze_share_context(void *driver, void *context);
 const dlx_ze_api *dlx_ze_api_get(void);
 int dlx_ze_device_count(void);
 dlx_ze_device *dlx_ze_device_get(int32_t id);

@@ -3,6 +3,7 @@
  * device's lock, queues its commands on the immediate command list and waits for them. */
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "ze/kernels/ze_args.h"

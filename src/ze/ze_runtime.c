@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dlx.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -103,8 +104,10 @@ static void add_driver_devices(ze_driver_handle_t driver, ze_context_handle_t co
   }
 }
 
-int dlx_ze_share_context(void *driver, void *context) {
-  int rc = -1;
+/* dlx.h: makes discovery use the host's context (which dlx never destroys) for the devices of
+ * its driver instead of a context of dlx's own. */
+int dlx_share_level_zero_context(void *driver, void *context) {
+  int rc = DLX_DEVICE_ERROR; /* discovery has begun, a NULL argument, or too many drivers */
   pthread_mutex_lock(&share_lock);
   if (!discovery_begun && driver != NULL && context != NULL && shared_count < MAX_DRIVERS) {
     shared[shared_count].driver = (ze_driver_handle_t)driver;

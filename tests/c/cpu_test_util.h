@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "core/core.h"
 
 /* Each test sets it from its seed (printed, so that a failure can be replayed). */

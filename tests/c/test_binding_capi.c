@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "core/alloc.h"
+#include "core/device.h"
 #include "dlx.h"
 #include "producer.h"
 
@@ -340,7 +341,17 @@ static void test_lua_out_of_memory(void) {
   CHECK_EQ_INT(p.deleted, 1);
 }
 
+/* The Level Zero call answers in every build: DeviceError for NULL handles, and for any handles
+ * when dlx was built without Level Zero. (tests/ze_driver covers sharing a real context.) */
+static void test_share_level_zero_context(void) {
+  int driver, context; /* stand-ins, never dereferenced */
+  CHECK_EQ_INT(dlx_share_level_zero_context(NULL, NULL), DLX_DEVICE_ERROR);
+  if (dlx_backend_for(kDLOneAPI) == NULL)
+    CHECK_EQ_INT(dlx_share_level_zero_context(&driver, &context), DLX_DEVICE_ERROR);
+}
+
 int main(void) {
+  test_share_level_zero_context();
   test_capi_table();
   test_push_and_import();
   test_push_legacy_without_core();

@@ -76,10 +76,10 @@ int main(void) {
   CHECK(host_zeContextCreate(driver, &desc, &other) == ZE_RESULT_SUCCESS);
   if (check_failures > 0) return check_report("test_shared_context");
 
-  CHECK_EQ_INT(dlx_share_level_zero_context(driver, NULL), -1);
+  CHECK_EQ_INT(dlx_share_level_zero_context(driver, NULL), DLX_DEVICE_ERROR);
   CHECK_EQ_INT(dlx_share_level_zero_context(driver, mine), 0);
   CHECK_EQ_INT(ze->device_count(), 2); /* dlx looks for devices now, with the host's context */
-  CHECK_EQ_INT(dlx_share_level_zero_context(driver, other), -1); /* too late */
+  CHECK_EQ_INT(dlx_share_level_zero_context(driver, other), DLX_DEVICE_ERROR); /* too late */
 
   /* the host's memory comes in without a copy, and dlx's kernels work on it */
   p = host_alloc(mine, devices[1], 16 * sizeof(float));

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/dtype.h"

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "check.h"
 #include "core/backend.h"
 #include "core/buffer.h"
