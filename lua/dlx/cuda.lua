@@ -7,7 +7,7 @@ local M = {}
 
 --- True when the CUDA backend is compiled into this dlx (it may still find no GPU).
 function M.is_built()
-  return core.cuda_built
+  return core.backend_built("cuda")
 end
 
 --- The number of CUDA devices found (0 without a driver or a GPU).
@@ -26,12 +26,12 @@ end
 --- The CUDA device current on this thread (an id, such as 0), or nil without devices. dlx
 -- makes each tensor's device current around its work and restores this one afterwards.
 function M.current_device()
-  return core.cuda_current_device()
+  return core.current_device("cuda")
 end
 
 --- Gives the blocks held by the caching allocator back to CUDA (all devices).
 function M.empty_cache()
-  core.cuda_empty_cache()
+  core.empty_cache("cuda")
 end
 
 --- Bytes of device memory held by tensors on device (default cuda:0).
@@ -41,7 +41,7 @@ end
 
 --- Bytes held in the caching allocator's pool on device (default cuda:0), ready for reuse.
 function M.memory_cached(device)
-  return core.cuda_memory_cached(core.device(device or "cuda:0"))
+  return core.memory_cached(core.device(device or "cuda:0"))
 end
 
 --- Waits until the work queued on the current stream of device (default cuda:0) is done.
@@ -52,7 +52,7 @@ end
 --- Queues a kernel spinning for about `cycles` GPU clock cycles on the current stream of
 -- device (default cuda:0): work queued after it is visibly still pending, for ordering tests.
 function M.busy_wait(cycles, device)
-  core.cuda_busy_wait(cycles, device or "cuda:0")
+  core.busy_wait(cycles, device or "cuda:0")
 end
 
 return M

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/builtin.h"
 #include "core/backend.h"
 #include "core/error.h"
-#include "cuda/dlx_cuda.h"
 
 #define DLX_CUDA_MAX_DEVICES 64
 
@@ -42,7 +42,12 @@ void dlx_cuda_pool_free(int32_t device_id, void *ptr);
 /* The stream operations of dlx_cuda_backend (streams.c). */
 extern const dlx_stream_ops dlx_cuda_stream_ops;
 
-/* Entries of dlx_cuda_backend, defined in copy.c and reduce.c. */
+/* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c and reduce.c. */
+size_t dlx_cuda_memory_allocated(int32_t device_id);
+size_t dlx_cuda_memory_cached(int32_t device_id);
+int dlx_cuda_empty_cache(dlx_error *err);
+int dlx_cuda_current_device(void);
+int dlx_cuda_busy_wait(int32_t device_id, int64_t cycles, dlx_error *err);
 int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
 int dlx_cuda_fill_tensor(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
 int dlx_cuda_reduce_tensor(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,

@@ -125,4 +125,5 @@ const dlx_stream_ops dlx_cuda_stream_ops = {
     .wait_for_current = stream_wait_for_current,
     .from_dlpack = stream_from_dlpack,
     .to_dlpack = stream_to_dlpack,
+    .busy_wait = dlx_cuda_busy_wait,
 };

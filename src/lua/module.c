@@ -78,6 +78,50 @@ static int core_memory_allocated(lua_State *L) {
   return 1;
 }
 
+/* memory_cached([device]) -> bytes the caching allocator of the device's backend holds there,
+ * ready for reuse; 0 for backends without a cache and devices that are not there. */
+static int core_memory_cached(lua_State *L) {
+  DLDevice device = dlxl_parsedevice(L, 1);
+  const dlx_backend *backend = dlx_backend_for(device.device_type);
+  size_t bytes = 0;
+  if (dlx_device_check(device, NULL) == 0 && backend->memory_cached != NULL)
+    bytes = backend->memory_cached(device.device_id);
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
+/* empty_cache(device): gives the cached blocks of every device of that device's backend back to
+ * the driver; nothing for backends without a cache, or not built. */
+static int core_empty_cache(lua_State *L) {
+  DLDevice device = dlxl_parsedevice(L, 1);
+  const dlx_backend *backend = dlx_backend_for(device.device_type);
+  dlx_error err;
+  if (backend != NULL && backend->empty_cache != NULL)
+    dlxl_check(L, backend->empty_cache(&err), &err);
+  return 0;
+}
+
+/* current_device(device) -> the id of the calling thread's current device of that device's
+ * backend, or nil when the backend has no such notion or no device is current. */
+static int core_current_device(lua_State *L) {
+  DLDevice device = dlxl_parsedevice(L, 1);
+  const dlx_backend *backend = dlx_backend_for(device.device_type);
+  int id = backend != NULL && backend->current_device != NULL ? backend->current_device() : -1;
+  if (id < 0)
+    lua_pushnil(L);
+  else
+    lua_pushinteger(L, id);
+  return 1;
+}
+
+/* backend_built(device) -> whether a backend for that device's type is compiled in (it may
+ * still find no device). */
+static int core_backend_built(lua_State *L) {
+  DLDevice device = dlxl_parsedevice(L, 1);
+  lua_pushboolean(L, dlx_backend_for(device.device_type) != NULL);
+  return 1;
+}
+
 static int core_is_tensor(lua_State *L) {
   lua_pushboolean(L, dlxl_totensor(L, 1) != NULL);
   return 1;
@@ -85,6 +129,10 @@ static int core_is_tensor(lua_State *L) {
 
 static const luaL_Reg module_funcs[] = {
     {"memory_allocated", core_memory_allocated},
+    {"memory_cached", core_memory_cached},
+    {"empty_cache", core_empty_cache},
+    {"current_device", core_current_device},
+    {"backend_built", core_backend_built},
     {"is_tensor", core_is_tensor},
     {NULL, NULL},
 };
@@ -111,12 +159,6 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_pushinteger(L, DLPACK_MINOR_VERSION);
   lua_rawseti(L, -2, 2);
   lua_setfield(L, -2, "DLPACK_VERSION");
-#ifdef DLX_WITH_CUDA
-  lua_pushboolean(L, 1);
-#else
-  lua_pushboolean(L, 0);
-#endif
-  lua_setfield(L, -2, "cuda_built"); /* the CUDA backend is compiled in (it may see no GPU) */
   set_constants(L, "DLDeviceType", device_types);
   set_constants(L, "DLDataTypeCode", dtype_codes);
   luaL_getmetatable(L, DLXL_TENSOR);

@@ -1,15 +1,12 @@
 /* stream.c -- the dlx.Stream userdata: a stream of a device whose backend has streams (the
  * generic stream entries of backend.h), the current stream of each device, running code with a
- * stream current, and dlx.cuda's memory functions.
+ * stream current, and a busy kernel for tests of the order of work.
  *
  * A Stream made by dlx.stream(device) owns its stream and destroys it on close; one that wraps
  * a handle (dlx.stream(device, handle), dlx.current_stream) does not. */
 #include <string.h>
 
 #include "lua/binding.h"
-#ifdef DLX_WITH_CUDA
-#include "cuda/dlx_cuda.h"
-#endif
 
 typedef struct dlxl_stream {
   DLDevice device;
@@ -113,58 +110,18 @@ static int core_dlpack_stream(lua_State *L) {
   return 1;
 }
 
-/* ---- dlx.cuda: the caching allocator and a busy kernel for ordering tests */
-
-static int core_cuda_empty_cache(lua_State *L) {
-#ifdef DLX_WITH_CUDA
-  dlx_error err;
-  dlxl_check(L, dlx_cuda_empty_cache(&err), &err);
-#else
-  (void)L;
-#endif
-  return 0;
-}
-
-static int core_cuda_memory_cached(lua_State *L) {
-  DLDevice device = dlxl_parsedevice(L, 1);
-  size_t bytes = 0;
-#ifdef DLX_WITH_CUDA
-  if (device.device_type == kDLCUDA) bytes = dlx_cuda_memory_cached(device.device_id);
-#else
-  (void)device;
-#endif
-  lua_pushinteger(L, (lua_Integer)bytes);
-  return 1;
-}
-
-/* cuda_current_device() -> the CUDA device current on this thread (0-based), or nil. */
-static int core_cuda_current_device(lua_State *L) {
-  int device = -1;
-#ifdef DLX_WITH_CUDA
-  device = dlx_cuda_current_device();
-#endif
-  if (device < 0)
-    lua_pushnil(L);
-  else
-    lua_pushinteger(L, device);
-  return 1;
-}
-
-/* cuda_busy_wait(cycles, device): queues a kernel that spins for that many clock cycles on the
+/* busy_wait(cycles, device): queues a kernel that spins for that many clock cycles on the
  * current stream of device, so that a test can leave work running there. */
-static int core_cuda_busy_wait(lua_State *L) {
+static int core_busy_wait(lua_State *L) {
   lua_Integer cycles = dlxl_checkinteger(L, 1, "cycles");
   DLDevice device = dlxl_checkdevice(L, 2);
-  if (device.device_type != kDLCUDA)
-    return dlxl_error(L, DLX_VALUE_ERROR, "busy_wait runs on a cuda device");
-#ifdef DLX_WITH_CUDA
-  {
-    dlx_error err;
-    dlxl_check(L, dlx_cuda_busy_wait(device.device_id, (int64_t)cycles, &err), &err);
-  }
-#else
-  (void)cycles;
-#endif
+  const dlx_stream_ops *ops = checkops(L, device);
+  dlx_error err;
+  char name[48];
+  if (ops->busy_wait == NULL)
+    return dlxl_error(L, DLX_VALUE_ERROR, "%s has no busy-wait kernel",
+                      dlx_device_format(device, name, sizeof name));
+  dlxl_check(L, ops->busy_wait(device.device_id, (int64_t)cycles, &err), &err);
   return 0;
 }
 
@@ -277,9 +234,6 @@ const luaL_Reg dlxl_stream_funcs[] = {
     {"current_stream", core_current_stream},
     {"set_current_stream", core_set_current_stream},
     {"dlpack_stream", core_dlpack_stream},
-    {"cuda_empty_cache", core_cuda_empty_cache},
-    {"cuda_memory_cached", core_cuda_memory_cached},
-    {"cuda_busy_wait", core_cuda_busy_wait},
-    {"cuda_current_device", core_cuda_current_device},
+    {"busy_wait", core_busy_wait},
     {NULL, NULL},
 };

@@ -3,11 +3,9 @@
  * the CPU backend. Without a device the GPU part prints why it did not run. */
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "check.h"
 #include "core/core.h"
-#ifdef DLX_WITH_CUDA
-#include "cuda/dlx_cuda.h"
-#endif
 
 #ifndef DLX_WITH_CUDA
 int main(void) {
@@ -26,6 +24,10 @@ static void check_registration(void) {
   CHECK(dlx_backend_for(kDLCUDAHost) == &dlx_cuda_host_backend);
   CHECK(dlx_backend_for(kDLCUDAManaged) == &dlx_cuda_managed_backend);
   CHECK(dlx_cuda_backend.stream != NULL);
+  /* the entries dlx.cuda reaches through the table: the cache, the current device, busy_wait */
+  CHECK(dlx_cuda_backend.memory_allocated != NULL && dlx_cuda_backend.memory_cached != NULL);
+  CHECK(dlx_cuda_backend.empty_cache != NULL && dlx_cuda_backend.current_device != NULL);
+  CHECK(dlx_cuda_backend.stream->busy_wait != NULL);
   CHECK(!dlx_cuda_backend.host_accessible);
   CHECK(dlx_cuda_host_backend.host_accessible && dlx_cuda_managed_backend.host_accessible);
 }
@@ -60,8 +62,9 @@ static void check_no_device(void) {
   CHECK_EQ_INT(dlx_cuda_host_backend.device_count(), 0);
   CHECK_EQ_INT(dlx_device_check(gpu, &err), DLX_DEVICE_ERROR);
   CHECK_EQ_INT(dlx_device_check(pinned, &err), DLX_DEVICE_ERROR);
-  CHECK_EQ_INT(dlx_cuda_current_device(), -1);
-  CHECK_EQ_INT(dlx_cuda_empty_cache(&err), 0);
+  CHECK_EQ_INT(dlx_cuda_backend.current_device(), -1);
+  CHECK_EQ_INT(dlx_cuda_backend.empty_cache(&err), 0);
+  CHECK_EQ_INT(dlx_cuda_backend.memory_cached(0), 0);
   printf("test_cuda: no CUDA device: the GPU checks did not run\n");
 }
 
@@ -98,14 +101,14 @@ static void check_on_device(void) {
   for (int64_t i = 0; i < 53; i++)
     for (int64_t j = 0; j < 37; j++)
       CHECK_EQ_INT(((int32_t *)back.buffer->data)[i * 37 + j], i + 53 * j);
-  CHECK_EQ_INT(dlx_cuda_memory_allocated(0) > 0, 1);
+  CHECK_EQ_INT(dlx_cuda_backend.memory_allocated(0) > 0, 1);
   dlx_tensor_close(&want);
   dlx_tensor_close(&back);
   dlx_tensor_close(&gt);
   dlx_tensor_close(&g);
   dlx_tensor_close(&x);
-  CHECK_EQ_INT(dlx_cuda_empty_cache(&err), 0);
-  CHECK_EQ_INT(dlx_cuda_memory_cached(0), 0);
+  CHECK_EQ_INT(dlx_cuda_backend.empty_cache(&err), 0);
+  CHECK_EQ_INT(dlx_cuda_backend.memory_cached(0), 0);
   printf("test_cuda: GPU checks ran on %d CUDA device(s)\n", dlx_cuda_backend.device_count());
 }
 
