@@ -16,6 +16,7 @@ describe("#gpu CUDA streams", function()
     assert.are.equal(0, s.handle)
     assert.are.equal(1, s.dlpack)
     assert.are.equal("cuda:0", tostring(s.device))
+    assert.are.equal("dlx.Stream(cuda:0, handle=0x0)", tostring(s))
   end)
 
   it("makes new streams whose handle is their DLPack value", function()

@@ -4,6 +4,8 @@
  *
  * A Stream made by dlx.stream(device) owns its stream and destroys it on close; one that wraps
  * a handle (dlx.stream(device, handle), dlx.current_stream) does not. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lua/binding.h"
@@ -186,10 +188,11 @@ static int stream_index(lua_State *L) {
 
 static int stream_tostring(lua_State *L) {
   dlxl_stream *s = luaL_checkudata(L, 1, DLXL_STREAM);
-  char name[48];
-  lua_pushfstring(L, "dlx.Stream(%s, handle=0x%p%s)",
-                  dlx_device_format(s->device, name, sizeof name), (void *)s->handle,
-                  s->closed ? ", closed" : "");
+  char name[48], handle[24];
+  /* a hex integer, not %p: the C library decides how %p looks ("0x..." here, "(nil)" for 0) */
+  snprintf(handle, sizeof handle, "0x%" PRIxPTR, s->handle);
+  lua_pushfstring(L, "dlx.Stream(%s, handle=%s%s)", dlx_device_format(s->device, name, sizeof name),
+                  handle, s->closed ? ", closed" : "");
   return 1;
 }
 
