@@ -54,6 +54,12 @@ describe("a build without a usable CUDA device", function()
     h.raises("DeviceError", dlx.zeros, { 2 }, { device = "cuda_managed" })
   end)
 
+  it("answers the other dlx.cuda calls: no current device, and DeviceErrors", function()
+    assert.is_nil(dlx.cuda.current_device())
+    h.raises("DeviceError", dlx.cuda.memory_cached)
+    h.raises("DeviceError", dlx.cuda.busy_wait, 1000)
+  end)
+
   it("has no cuda streams to give", function()
     h.raises("DeviceError", dlx.stream, "cuda:0")
     h.raises("DeviceError", dlx.current_stream, "cuda")

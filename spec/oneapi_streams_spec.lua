@@ -38,6 +38,12 @@ describe("oneapi streams #oneapi", function()
     assert.equal("dlx.Stream(oneapi:0, handle=0x0)", tostring(dlx.stream("oneapi:0", 0)))
   end)
 
+  it("has streams but no cache or busy-wait kernel to offer", function()
+    assert.equal(0, dlx.cuda.memory_cached("oneapi:0"))
+    local msg = h.raises("ValueError", dlx.cuda.busy_wait, 1000, "oneapi:0")
+    assert.truthy(msg:find("oneapi:0 has no busy-wait kernel", 1, true), msg)
+  end)
+
   it("wraps a stream handle made elsewhere (another dlx state)", function()
     local s <close> = dlx.stream("oneapi:0")
     local wrapped = dlx.stream("oneapi:0", s.handle)
