@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "cpu/convert.h"
+#include "common/convert.h"
 #include "cpu/parallel.h"
 
 /* Runs the statements after n for i in [0, n) with q at element i. Contiguous runs get a
@@ -843,7 +843,7 @@ static void arg_finish(const dlx_reduce_acc *a, char *out, int64_t count) {
       }                                                                                            \
     });                                                                                            \
   }
-DLX_CPU_TYPES(DEFINE_LOGICAL)
+DLX_COMPUTABLE_TYPES(DEFINE_LOGICAL)
 
 static void flag_finish(const dlx_reduce_acc *a, char *out, int64_t count) {
   (void)count;
@@ -884,8 +884,8 @@ static const dlx_reduce_kernel argmin_kernels[NTYPES] = {INT_TYPES(ARGMIN_ENTRY)
                                                              FLOAT_TYPES(ARGMIN_ENTRY)};
 static const dlx_reduce_kernel argmax_kernels[NTYPES] = {INT_TYPES(ARGMAX_ENTRY)
                                                              FLOAT_TYPES(ARGMAX_ENTRY)};
-static const dlx_reduce_kernel all_kernels[NTYPES] = {DLX_CPU_TYPES(ALL_ENTRY)};
-static const dlx_reduce_kernel any_kernels[NTYPES] = {DLX_CPU_TYPES(ANY_ENTRY)};
+static const dlx_reduce_kernel all_kernels[NTYPES] = {DLX_COMPUTABLE_TYPES(ALL_ENTRY)};
+static const dlx_reduce_kernel any_kernels[NTYPES] = {DLX_COMPUTABLE_TYPES(ANY_ENTRY)};
 
 static const dlx_reduce_kernel *table_of(dlx_reduce_op op) {
   switch (op) {
