@@ -72,7 +72,7 @@ if(DLX_WITH_LEVEL_ZERO)
   set(ze_src ${PROJECT_SOURCE_DIR}/src/ze)
   set(ze_bin ${PROJECT_BINARY_DIR}/ze)
   file(MAKE_DIRECTORY ${ze_bin})
-  # clang's own depfile tracks the headers the kernels include (src/cpu/convert.h among them).
+  # clang's own depfile tracks the headers the kernels include (src/common/convert.h among them).
   add_custom_command(
     OUTPUT ${ze_bin}/dlx_kernels.spv
     COMMAND ${DLX_ZE_CLANG} -c -target spir64 -cl-std=CL1.2 -O0 -Xclang -disable-O0-optnone

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "cpu/convert.h"
+#include "common/convert.h"
 
 /* ---- raw copies: contiguous runs are one memcpy, a broadcast source is read once */
 
@@ -71,13 +71,13 @@ dlx_cpu_loop_fn dlx_cpu_copy_loop(int64_t itemsize) {
       for (int64_t i = 0; i < n; i++) CAST_ONE(S, D, dst + i * dst_step, src + i * src_step);      \
     }                                                                                              \
   }
-#define DEFINE_CAST_ROW(S, SE, ST) DLX_CPU_TYPES_WITH(DEFINE_CAST_LOOP, S, SE, ST)
-DLX_CPU_TYPES(DEFINE_CAST_ROW)
+#define DEFINE_CAST_ROW(S, SE, ST) DLX_COMPUTABLE_TYPES_WITH(DEFINE_CAST_LOOP, S, SE, ST)
+DLX_COMPUTABLE_TYPES(DEFINE_CAST_ROW)
 
 #define CAST_ENTRY(S, SE, ST, D, DE, DT) [DE] = cast_##S##_##D,
-#define CAST_ROW(S, SE, ST) [SE] = {DLX_CPU_TYPES_WITH(CAST_ENTRY, S, SE, ST)},
+#define CAST_ROW(S, SE, ST) [SE] = {DLX_COMPUTABLE_TYPES_WITH(CAST_ENTRY, S, SE, ST)},
 static const dlx_cpu_loop_fn cast_table[DLX_COMPLEX128 + 1][DLX_COMPLEX128 + 1] = {
-    DLX_CPU_TYPES(CAST_ROW)};
+    DLX_COMPUTABLE_TYPES(CAST_ROW)};
 
 dlx_cpu_loop_fn dlx_cpu_cast_loop(dlx_dtype src, dlx_dtype dst) {
   if (src > DLX_COMPLEX128 || dst > DLX_COMPLEX128) return NULL;

@@ -1,7 +1,7 @@
 /* fill.c -- the CPU fill: the value is converted once to the destination dtype's bytes (with
  * the cast rules of copy), then written over any strides as a broadcast copy. */
+#include "common/convert.h"
 #include "cpu/cast_loops.h"
-#include "cpu/convert.h"
 #include "cpu/kernels.h"
 #include "cpu/strided_iter.h"
 
@@ -31,7 +31,7 @@
 /* Writes value as dtype into out (16 bytes at most); -1 for a storage-only dtype or kind. */
 static int scalar_bytes(dlx_dtype dtype, const dlx_scalar *value, char *out) {
   switch (dtype) {
-    DLX_CPU_TYPES(STORE_SCALAR)
+    DLX_COMPUTABLE_TYPES(STORE_SCALAR)
   default:
     return -1;
   }

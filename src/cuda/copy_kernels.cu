@@ -1,9 +1,9 @@
 // copy_kernels.cu -- strided copies, the tiled transpose, casts and fills on the GPU.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "cuda/cast_element.h"
 #include "cuda/kernels.h"
 
 namespace {
@@ -156,154 +156,15 @@ cudaError_t transpose_sized(void *dst, const void *src, const dlx_cuda_layout *l
   return launch_transpose<U, 32, 1>(dst, src, l, c, s);
 }
 
-// ---- casts: every element goes through a Value of its kind, with backend.h's rules
-
-enum Kind { kBool, kInt, kUint, kFloat, kComplex };
-
-struct Value {
-  Kind kind;
-  long long i;
-  unsigned long long u;
-  double re, im;
-};
-
-template <typename T> __device__ T read(const char *p) { return *(const T *)p; }
-
-__device__ Value load_value(const char *p, int dtype) {
-  Value v = {kInt, 0, 0, 0.0, 0.0};
-  switch (dtype) {
-  case DLX_CUDA_BOOL: v.kind = kBool; v.i = read<unsigned char>(p) != 0; break;
-  case DLX_CUDA_INT8: v.i = read<signed char>(p); break;
-  case DLX_CUDA_INT16: v.i = read<short>(p); break;
-  case DLX_CUDA_INT32: v.i = read<int>(p); break;
-  case DLX_CUDA_INT64: v.i = read<long long>(p); break;
-  case DLX_CUDA_UINT8: v.kind = kUint; v.u = read<unsigned char>(p); break;
-  case DLX_CUDA_UINT16: v.kind = kUint; v.u = read<unsigned short>(p); break;
-  case DLX_CUDA_UINT32: v.kind = kUint; v.u = read<unsigned>(p); break;
-  case DLX_CUDA_UINT64: v.kind = kUint; v.u = read<unsigned long long>(p); break;
-  case DLX_CUDA_FLOAT16: v.kind = kFloat; v.re = __half2float(read<__half>(p)); break;
-  case DLX_CUDA_BFLOAT16: v.kind = kFloat; v.re = __bfloat162float(read<__nv_bfloat16>(p)); break;
-  case DLX_CUDA_FLOAT32: v.kind = kFloat; v.re = read<float>(p); break;
-  case DLX_CUDA_FLOAT64: v.kind = kFloat; v.re = read<double>(p); break;
-  case DLX_CUDA_COMPLEX64:
-    v.kind = kComplex; v.re = read<float>(p); v.im = read<float>(p + 4); break;
-  default:
-    v.kind = kComplex; v.re = read<double>(p); v.im = read<double>(p + 8); break;
-  }
-  return v;
-}
-
-// Float to integer: truncation toward zero, NaN gives 0, out-of-range values saturate.
-__device__ long long float_to_signed(double f, long long lo, long long hi) {
-  if (f != f) return 0;
-  if (f <= (double)lo) return lo;
-  if (f >= (double)hi) return hi;
-  return (long long)f;
-}
-
-__device__ unsigned long long float_to_unsigned(double f, unsigned long long hi) {
-  if (f != f || f <= 0.0) return 0;
-  if (f >= (double)hi) return hi;
-  return (unsigned long long)f;
-}
-
-// The value as a signed integer of the range [lo, hi] (wrapping for integers).
-__device__ long long as_signed(const Value &v, long long lo, long long hi) {
-  switch (v.kind) {
-  case kBool: case kInt: return v.i;
-  case kUint: return (long long)v.u;
-  default: return float_to_signed(v.re, lo, hi);
-  }
-}
-
-__device__ unsigned long long as_unsigned(const Value &v, unsigned long long hi) {
-  switch (v.kind) {
-  case kBool: case kInt: return (unsigned long long)v.i;
-  case kUint: return v.u;
-  default: return float_to_unsigned(v.re, hi);
-  }
-}
-
-// Integers convert to floating types in one rounding (never through double for float32).
-__device__ float as_float(const Value &v) {
-  if (v.kind == kUint) return (float)v.u;
-  if (v.kind == kInt || v.kind == kBool) return (float)v.i;
-  return (float)v.re;
-}
-
-__device__ double as_double(const Value &v) {
-  if (v.kind == kUint) return (double)v.u;
-  if (v.kind == kInt || v.kind == kBool) return (double)v.i;
-  return v.re;
-}
-
-__device__ __half as_half(const Value &v) {
-  if (v.kind == kUint) return __ull2half_rn(v.u);
-  if (v.kind == kInt || v.kind == kBool) return __ll2half_rn(v.i);
-  return __double2half(v.re);
-}
-
-__device__ __nv_bfloat16 as_bfloat16(const Value &v) {
-  if (v.kind == kUint) return __ull2bfloat16_rn(v.u);
-  if (v.kind == kInt || v.kind == kBool) return __ll2bfloat16_rn(v.i);
-  return __double2bfloat16(v.re);
-}
-
-__device__ bool as_bool(const Value &v) {
-  switch (v.kind) {
-  case kBool: case kInt: return v.i != 0;
-  case kUint: return v.u != 0;
-  case kFloat: return v.re != 0.0; // NaN != 0
-  default: return v.re != 0.0 || v.im != 0.0;
-  }
-}
-
-template <typename T> __device__ void write(char *p, T value) { *(T *)p = value; }
-
-__device__ void store_value(char *p, int dtype, const Value &v) {
-  const long long i64_min = (-0x7fffffffffffffffLL - 1), i64_max = 0x7fffffffffffffffLL;
-  switch (dtype) {
-  case DLX_CUDA_BOOL: write<unsigned char>(p, as_bool(v) ? 1 : 0); break;
-  case DLX_CUDA_INT8: write<signed char>(p, (signed char)as_signed(v, -128, 127)); break;
-  case DLX_CUDA_INT16: write<short>(p, (short)as_signed(v, -32768, 32767)); break;
-  case DLX_CUDA_INT32: write<int>(p, (int)as_signed(v, -2147483647 - 1, 2147483647)); break;
-  case DLX_CUDA_INT64: write<long long>(p, as_signed(v, i64_min, i64_max)); break;
-  case DLX_CUDA_UINT8: write<unsigned char>(p, (unsigned char)as_unsigned(v, 255)); break;
-  case DLX_CUDA_UINT16: write<unsigned short>(p, (unsigned short)as_unsigned(v, 65535)); break;
-  case DLX_CUDA_UINT32: write<unsigned>(p, (unsigned)as_unsigned(v, 4294967295ULL)); break;
-  case DLX_CUDA_UINT64: write<unsigned long long>(p, as_unsigned(v, ~0ULL)); break;
-  case DLX_CUDA_FLOAT16: write<__half>(p, as_half(v)); break;
-  case DLX_CUDA_BFLOAT16: write<__nv_bfloat16>(p, as_bfloat16(v)); break;
-  case DLX_CUDA_FLOAT32: write<float>(p, as_float(v)); break;
-  case DLX_CUDA_FLOAT64: write<double>(p, as_double(v)); break;
-  case DLX_CUDA_COMPLEX64:
-    write<float>(p, as_float(v));
-    write<float>(p + 4, v.kind == kComplex ? (float)v.im : 0.0f);
-    break;
-  default:
-    write<double>(p, as_double(v));
-    write<double>(p + 8, v.kind == kComplex ? v.im : 0.0);
-    break;
-  }
-}
-
-__device__ int itemsize(int dtype) {
-  switch (dtype) {
-  case DLX_CUDA_BOOL: case DLX_CUDA_INT8: case DLX_CUDA_UINT8: return 1;
-  case DLX_CUDA_INT16: case DLX_CUDA_UINT16: case DLX_CUDA_FLOAT16: case DLX_CUDA_BFLOAT16: return 2;
-  case DLX_CUDA_INT32: case DLX_CUDA_UINT32: case DLX_CUDA_FLOAT32: return 4;
-  case DLX_CUDA_COMPLEX128: return 16;
-  default: return 8;
-  }
-}
+// ---- casts: each element loaded into its class and converted once (cuda/cast_element.h)
 
 __global__ void cast_kernel(char *dst, int dst_dtype, const char *src, int src_dtype,
                             const __grid_constant__ dlx_cuda_layout l, int64_t numel) {
-  const int dsize = itemsize(dst_dtype), ssize = itemsize(src_dtype);
+  const int dsize = dlx_cuda_itemsize(dst_dtype), ssize = dlx_cuda_itemsize(src_dtype);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < numel;
        i += (int64_t)gridDim.x * blockDim.x) {
     Offsets o = offsets_of(l, i);
-    store_value(dst + o.dst * dsize, dst_dtype, load_value(src + o.src * ssize, src_dtype));
+    dlx_cuda_cast_element(dst_dtype, dst + o.dst * dsize, src_dtype, src + o.src * ssize);
   }
 }
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "common/half.h"
 #include "core/core.h"
-#include "cpu/half.h"
 #include "cpu_test_util.h"
 
 #define NCOMPUTABLE (DLX_COMPLEX128 + 1)

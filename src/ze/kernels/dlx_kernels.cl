@@ -2,31 +2,27 @@
  * SPIR-V (clang -target spir64, llvm-spirv) and loaded with zeModuleCreate. The same source runs
  * on the CPU through PoCL in tests/ze_kernels, against the CPU backend's results.
  *
- * The casting rules are the CPU backend's own (src/cpu/convert.h and half.h, included below):
- * one definition of every conversion, written in integer arithmetic, so a device computes the
- * same bits as the CPU whatever its floating-point rounding modes or denormal handling.
+ * The casting rules are those every backend shares (src/common/convert.h and half.h): one
+ * definition of every conversion, written in integer arithmetic, so a device computes the same
+ * bits as the CPU whatever its floating-point rounding modes or denormal handling.
  * float64 needs cl_khr_fp64 (Intel data-centre GPUs have it; Arc A-series only emulates it).
  *
  * Every kernel runs in work-groups of DLX_ZE_GROUP_SIZE work-items and walks its elements with a
  * grid-stride loop, so the host may launch fewer groups than elements. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
-/* core/dtype.h (reached through convert.h) needs only DLDataType from dlpack/dlpack.h, whose
- * deleters are function pointers, which OpenCL C refuses: its include guard keeps it out. */
+/* The dtype codes of the argument blocks are dlx_dtype values. core/dtype.h needs only
+ * DLDataType from dlpack/dlpack.h, whose deleters are function pointers, which OpenCL C refuses:
+ * its include guard keeps it out. */
 #define DLPACK_DLPACK_H_
 typedef struct {
   uchar code;
   uchar bits;
   ushort lanes;
 } DLDataType;
+#include "core/dtype.h"
 
-/* half is a type name in OpenCL C and a variable name in half.h; long long is 128 bits in
- * OpenCL C, so half.h's __builtin_clzll becomes OpenCL's 64-bit clz. */
-#define half dlx_half_word
-#define __builtin_clzll(x) ((int)clz((ulong)(x)))
-#include "cpu/convert.h"
-#undef __builtin_clzll
-#undef half
+#include "common/convert.h"
 
 #include "ze/kernels/ze_args.h"
 
@@ -46,7 +42,7 @@ static void write_bytes(__global uchar *to, const char *from, int n) {
   case E:                                                                                          \
     return (int)sizeof(T);
 static int dtype_size(long dtype) {
-  switch (dtype) { DLX_CPU_TYPES(SIZE_CASE) }
+  switch (dtype) { DLX_COMPUTABLE_TYPES(SIZE_CASE) }
   return 1;
 }
 #undef SIZE_CASE
@@ -88,7 +84,7 @@ static long offset1(long i, long ndim, __global const long *shape, __global cons
 #define DEFINE_STORE_FROM(cls, C)                                                                  \
   static void store_from_##cls(long dtype, char *p, C v) {                                         \
     switch (dtype) {                                                                               \
-      DLX_CPU_TYPES_WITH(STORE_CASE, cls)                                                          \
+      DLX_COMPUTABLE_TYPES_WITH(STORE_CASE, cls)                                                   \
     default:                                                                                       \
       break;                                                                                       \
     }                                                                                              \

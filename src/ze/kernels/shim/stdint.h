@@ -1,4 +1,4 @@
-/* stdint.h for OpenCL C: the fixed-width types src/cpu/convert.h and half.h use. */
+/* stdint.h for OpenCL C: the fixed-width types src/common and core/dtype.h use. */
 #ifndef DLX_ZE_SHIM_STDINT_H
 #define DLX_ZE_SHIM_STDINT_H
 typedef char int8_t;
