@@ -121,7 +121,7 @@ static dlx_errclass class_in_text(const char *s) {
 /* The recorded class when the string at idx is the last error raised here; DLX_OK otherwise. */
 static dlx_errclass recorded_class(lua_State *L, int idx) {
   dlx_errclass code = DLX_OK;
-  if (!lua_checkstack(L, 1)) return DLX_OK;
+  if (!lua_checkstack(L, 2)) return DLX_OK;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &last_message_key);
   if (lua_rawequal(L, idx, -1)) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &last_class_key);
