@@ -2,7 +2,8 @@
 # gives dlx::dlx, the shared library, and dlx::dlx_static) and the pkg-config file dlx.pc.
 include(CMakePackageConfigHelpers)
 
-install(FILES ${PROJECT_SOURCE_DIR}/include/dlx.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/dlx.h ${PROJECT_SOURCE_DIR}/include/dlx_errclass.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/dlpack/dlpack.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dlpack)
 

@@ -23,6 +23,7 @@
 #include <lua.h>
 
 #include "dlpack/dlpack.h"
+#include "dlx_errclass.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,21 +38,41 @@ int luaopen_dlx_core(lua_State *L);
  * package.preload, so that require "dlx" needs no files. Needs the package library. */
 void dlx_openlibs(lua_State *L);
 
+/* Errors. The host functions below never raise: they return DLX_OK (0), or on failure the
+ * class of the error (dlx_errclass.h: DLX_TYPE_ERROR, DLX_VALUE_ERROR, DLX_BUFFER_ERROR,
+ * DLX_DEVICE_ERROR, DLX_MEMORY_ERROR) with the error message pushed. DLX_MEMORY_ERROR also
+ * stands for Lua running out of memory, and for a Lua stack that cannot grow: then nothing is
+ * pushed (compare lua_gettop before and after). DLX_LUA_ERROR is a failure without a dlx class,
+ * such as a script's own error() inside a __dlpack method.
+ *
+ * dlx's errors are Lua strings "<Class>: <message>" after Lua's position prefix
+ * ("script.lua:12: ValueError: negative size"). dlx_error_class gives the class of any error
+ * value, such as the message a failed lua_pcall left:
+ * - for the error that dlx's C code raised last in this state, the class it was raised with
+ *   (recorded as data, not read back from the text);
+ * - for any other string, the class named at its start, after any number of position prefixes
+ *   "<chunk>:<line>: " (one more each time a script raises it again with error(err)): a
+ *   script's error("TypeError: ...") counts, a message that mentions "TypeError:" further on
+ *   does not;
+ * - DLX_OK for every other value: other strings, tables, nil, ...
+ * Never raises, pushes nothing. Scripts have the same as dlx.error_class(err). */
+int dlx_error_class(lua_State *L, int idx);
+
 /* Host -> Lua. Pushes an unconsumed capsule holding mt; ownership of mt passes to dlx, even on
  * error. The capsule's name is "dltensor_versioned" ("dltensor" for the legacy call); a script
  * consumes it once with dlx.from_dlpack, and an unconsumed capsule calls mt's deleter when it is
- * collected. Returns 0, or, when out of memory, calls mt's deleter, pushes an error message and
- * returns non-zero. Never raises. (When the Lua stack itself cannot grow there is no room for
- * the message: then it returns non-zero and pushes nothing.) */
+ * collected. Returns 0; or, when mt is NULL, DLX_VALUE_ERROR, and when out of memory
+ * DLX_MEMORY_ERROR (then mt's deleter has been called). Never raises. */
 int dlx_push_capsule(lua_State *L, DLManagedTensorVersioned *mt);
 int dlx_push_capsule_legacy(lua_State *L, DLManagedTensor *mt);
 
 /* Lua -> host. Exports the value at idx -- a dlx tensor, a capsule (consumed), or any value with
  * a __dlpack method -- zero-copy where possible. Returns 0 and sets *out (the caller owns it and
- * must call its deleter once, from any thread), or returns non-zero, leaves *out NULL and pushes
- * an error message ("BufferError: ...") -- unless the Lua stack cannot grow, the one case that
- * pushes nothing. Never raises. The legacy call refuses read-only
- * tensors (a legacy struct cannot carry the flag). */
+ * must call its deleter once, from any thread), or returns the error's class and leaves *out
+ * NULL: DLX_TYPE_ERROR for a value that cannot be exported, DLX_VALUE_ERROR for a closed tensor,
+ * a consumed capsule or a NULL out, DLX_BUFFER_ERROR for data DLPack cannot carry, and whatever
+ * a __dlpack method raised. Never raises. The legacy call refuses read-only tensors
+ * (DLX_BUFFER_ERROR: a legacy struct cannot carry the flag). */
 int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out);
 int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);
 
@@ -69,7 +90,8 @@ int dlx_share_level_zero_context(void *driver, void *context);
 /* ---- The same API for other Lua C modules, without linking to dlx.
  * require "dlx.core" (or "dlx") stores a pointer to this table in the Lua registry under
  * DLX_CAPI_KEY, as NumPy publishes its C API in a capsule. A C module that was loaded into the
- * same interpreter fetches it with dlx_capi_get(L) and calls through it. */
+ * same interpreter fetches it with dlx_capi_get(L) and calls through it. Its functions return
+ * the error classes as above; such a module classifies other errors with dlx.error_class. */
 #define DLX_CAPI_KEY "dlx.capi"
 #define DLX_CAPI_VERSION 1
 

@@ -88,4 +88,12 @@ describe("#gpu CUDA streams", function()
       end)
     end
   end)
+
+  it("are streams to dlx.type, open and closed", function()
+    local s = dlx.stream("cuda")
+    assert.equal("stream", dlx.type(s))
+    assert.equal("stream", dlx.type(dlx.current_stream("cuda")))
+    s:close()
+    assert.equal("stream", dlx.type(s))
+  end)
 end)

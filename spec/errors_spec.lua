@@ -104,7 +104,8 @@ describe("error classes", function()
   for _, case in ipairs(cases) do
     local class, what, fn = case[1], case[2], case[3]
     it(what .. " is a " .. class, function()
-      h.raises(class, fn)
+      local err = h.raises(class, fn)
+      assert.equal(class, dlx.error_class(err))
     end)
   end
 end)
@@ -150,5 +151,102 @@ describe("error messages", function()
     local d = dlx.default_device()
     pcall(dlx.set_default_device, "cuda:4096")
     assert.is_true(dlx.default_device() == d)
+  end)
+end)
+
+describe("dlx.error_class", function()
+  local function raised(fn, ...)
+    local ok, err = pcall(fn, ...)
+    assert.is_false(ok)
+    return err
+  end
+
+  it("names the class of dlx's errors, from C and from dlx's Lua files", function()
+    assert.equal("ValueError", dlx.error_class(raised(dlx.zeros, { -1 })))
+    assert.equal("TypeError", dlx.error_class(raised(dlx.arange, "a")))
+    assert.equal("DeviceError", dlx.error_class(raised(dlx.device, "cuda:4096")))
+    assert.equal("BufferError", dlx.error_class(raised(function()
+      h.readonly_tensor():__dlpack()
+    end)))
+    assert.equal("MemoryError", dlx.error_class(raised(dlx.empty, { 1 << 52 },
+      { dtype = "uint8" })))
+  end)
+
+  it("keeps the class of an error raised again, with more position prefixes", function()
+    local err = raised(dlx.zeros, { -1 })
+    local again = raised(function() error(err) end)
+    local twice = raised(function() error(again) end)
+    assert.equal("ValueError", dlx.error_class(twice))
+  end)
+
+  it("takes the class dlx raised, not a class-like chunk name before it", function()
+    local fn = load("local t = require('dlx').zeros{-1}; return t", "=BufferError: a chunk")
+    local err = raised(fn)
+    assert.truthy(err:find("^BufferError: a chunk:1: ValueError: "), err)
+    assert.equal("ValueError", dlx.error_class(err))
+  end)
+
+  it("names the class a script puts at the start of its own error", function()
+    assert.equal("TypeError", dlx.error_class(raised(error, "TypeError: mine", 0)))
+    assert.equal("DeviceError", dlx.error_class(raised(function()
+      error("DeviceError: mine")
+    end)))
+    local chunk = load("error('BufferError: mine')", "=a:1: b")
+    assert.equal("BufferError", dlx.error_class(raised(chunk)))
+  end)
+
+  it("is nil for a class word further on in the message", function()
+    assert.is_nil(dlx.error_class(raised(function() error("while loading: TypeError: x") end)))
+    assert.is_nil(dlx.error_class("the TypeError: x"))
+    assert.is_nil(dlx.error_class("script.lua:3: oops\nValueError: on line two"))
+  end)
+
+  it("is nil for plain errors, other words and non-strings", function()
+    assert.is_nil(dlx.error_class(raised(function() error("oops") end)))
+    assert.is_nil(dlx.error_class("TypeErrors: x"))
+    assert.is_nil(dlx.error_class("ValueError:no space"))
+    assert.is_nil(dlx.error_class("LuaError: not a dlx class"))
+    assert.is_nil(dlx.error_class("SyntaxError: not a dlx class"))
+    assert.is_nil(dlx.error_class(""))
+    for _, v in ipairs({ 42, true, { "TypeError: in a table" }, print, dlx.zeros(1) }) do
+      assert.is_nil(dlx.error_class(v))
+    end
+    assert.is_nil(dlx.error_class(nil))
+    assert.is_nil(dlx.error_class())
+    assert.equal(1, select("#", dlx.error_class()))
+  end)
+end)
+
+describe("dlx.type", function()
+  it("names tensors, open and closed", function()
+    local t = dlx.zeros(2)
+    assert.equal("tensor", dlx.type(t))
+    assert.equal("tensor", dlx.type(t:view({ 1, 2 })))
+    t:close()
+    assert.equal("closed tensor", dlx.type(t))
+  end)
+
+  it("names capsules, unconsumed and consumed", function()
+    local c = dlx.zeros(2):__dlpack()
+    assert.equal("capsule", dlx.type(c))
+    dlx.from_dlpack(c)
+    assert.equal("capsule", dlx.type(c))
+    assert.equal("capsule", dlx.type(dlx.zeros(2):__dlpack({ max_version = { 1, 3 } })))
+  end)
+
+  it("names devices", function()
+    assert.equal("device", dlx.type(dlx.device("cpu")))
+    assert.equal("device", dlx.type(dlx.zeros(1).device))
+  end)
+
+  it("is nil for every other value, including dlx's tables", function()
+    local values = { 1, 2.5, "tensor", true, false, {}, print, coroutine.create(print),
+      io.stdout, dlx, dlx.Tensor, getmetatable(dlx.zeros(1)), setmetatable({}, {
+        __name = "dlx.Tensor" }) }
+    for _, v in ipairs(values) do
+      assert.is_nil(dlx.type(v), tostring(v))
+    end
+    assert.is_nil(dlx.type(nil))
+    assert.is_nil(dlx.type())
   end)
 end)

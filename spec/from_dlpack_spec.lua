@@ -114,6 +114,20 @@ describe("from_dlpack of a __dlpack object", function()
     end
   end)
 
+  it("retries only when the TypeError starts the message, after its position", function()
+    for _, raise in ipairs({
+      function() error("while exporting: TypeError: not the producer's own", 0) end,
+      function() error("while exporting: TypeError: not the producer's own") end,
+      function() error({ "TypeError: a table" }) end,
+    }) do
+      local p = producer(dlx.arange(3), { dlpack = raise })
+      local ok, err = pcall(dlx.from_dlpack, p)
+      assert.is_false(ok)
+      assert.is_nil(dlx.error_class(err))
+      assert.equal(2, #p.calls) -- __dlpack_device, then __dlpack once
+    end
+  end)
+
   it("propagates an error from __dlpack_device without calling __dlpack", function()
     local p = producer(dlx.arange(3))
     p.__dlpack_device = function() error("BufferError: no device here", 0) end

@@ -237,9 +237,14 @@ def _capsule_of(obj):
 # ---- Lua and dlx through ctypes ---------------------------------------------------------------
 
 LUA_REGISTRYINDEX = -1000000 - 1000  # -LUAI_MAXSTACK - 1000 (Lua 5.4)
-LUA_OK = 0
+LUA_OK, LUA_ERRMEM = 0, 4
 LUA_TNIL, LUA_TBOOLEAN, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE = 0, 1, 3, 4, 5
 LUA_MULTRET = -1
+
+# dlx's error classes (include/dlx_errclass.h): what dlx's host functions and dlx_error_class
+# return.
+DLX_OK, DLX_TYPE_ERROR, DLX_VALUE_ERROR, DLX_BUFFER_ERROR = 0, 1, 2, 3
+DLX_DEVICE_ERROR, DLX_MEMORY_ERROR, DLX_LUA_ERROR = 4, 5, 6
 
 
 class LuaError(RuntimeError):
@@ -266,22 +271,13 @@ class LuaDeviceError(LuaError):
     pass
 
 
-_ERROR_CLASSES = {
-    "TypeError:": LuaTypeError,
-    "ValueError:": LuaValueError,
-    "BufferError:": LuaBufferError,
-    "MemoryError:": LuaMemoryError,
-    "DeviceError:": LuaDeviceError,
+_EXCEPTIONS = {
+    DLX_TYPE_ERROR: LuaTypeError,
+    DLX_VALUE_ERROR: LuaValueError,
+    DLX_BUFFER_ERROR: LuaBufferError,
+    DLX_DEVICE_ERROR: LuaDeviceError,
+    DLX_MEMORY_ERROR: LuaMemoryError,
 }
-
-
-def _error_for(message):
-    """The exception for a Lua error message: dlx messages start, after Lua's "file:line: "
-    prefix, with their class."""
-    for marker, error_class in _ERROR_CLASSES.items():
-        if marker in message.split("\n", 1)[0]:
-            return error_class(message)
-    return LuaError(message)
 
 
 def _default_libdlx():
@@ -347,6 +343,7 @@ class _Api:
         self.push_capsule_legacy = _bind(dlx, "dlx_push_capsule_legacy", I, P, P)
         self.to_dlpack = _bind(dlx, "dlx_to_dlpack", I, P, I, ctypes.POINTER(P))
         self.to_dlpack_legacy = _bind(dlx, "dlx_to_dlpack_legacy", I, P, I, ctypes.POINTER(P))
+        self.error_class = _bind(dlx, "dlx_error_class", I, P, I)
 
 
 # Lua helpers the host calls, kept in the registry. `as_tensor` gives the dlx tensor behind a
@@ -459,8 +456,9 @@ class LuaState:
         """Pushes the compiled chunk."""
         if isinstance(source, str):
             source = source.encode()
-        if self._api.loadbufferx(self._L, source, len(source), chunkname.encode(), None) != 0:
-            raise LuaError(self._pop_message())
+        status = self._api.loadbufferx(self._L, source, len(source), chunkname.encode(), None)
+        if status != LUA_OK:
+            raise self._pop_error(DLX_MEMORY_ERROR if status == LUA_ERRMEM else DLX_LUA_ERROR)
 
     def _load_module(self, source, chunkname):
         """Runs a chunk; a registry reference to the table it returns, or None."""
@@ -490,8 +488,11 @@ class LuaState:
 
     def _pcall(self, nargs, nresults):
         """lua_pcall of the function below nargs arguments; a Python exception on error."""
-        if self._api.pcallk(self._L, nargs, nresults, 0, 0, None) != LUA_OK:
-            raise _error_for(self._pop_message())
+        status = self._api.pcallk(self._L, nargs, nresults, 0, 0, None)
+        if status == LUA_ERRMEM:
+            raise self._pop_error(DLX_MEMORY_ERROR)
+        if status != LUA_OK:
+            raise self._pop_error(self._api.error_class(self._L, -1))
 
     def _call_pushed(self, args):
         """Calls the function on top of the stack with args, and converts its results."""
@@ -507,10 +508,21 @@ class LuaState:
             return None
         return values[0] if len(values) == 1 else tuple(values)
 
-    def _pop_message(self):
+    def _pop_error(self, error_class):
+        """The exception for the error value on top of the stack (popped), of dlx's class
+        error_class (LuaError for DLX_LUA_ERROR and DLX_OK: no dlx class)."""
         message = self._string_at(-1)
         self._api.settop(self._L, -2)
-        return message if message is not None else "(error object is not a string)"
+        if message is None:
+            message = "(error object is not a string)"
+        return _EXCEPTIONS.get(error_class, LuaError)(message)
+
+    def _host_error(self, error_class, top):
+        """The exception for a failed dlx host function, which returned error_class. Its message
+        is on the stack above top, unless the stack could not grow (then nothing was pushed)."""
+        if self._api.gettop(self._L) > top:
+            return self._pop_error(error_class)
+        return _EXCEPTIONS.get(error_class, LuaError)("dlx: the Lua stack cannot grow")
 
     def _string_at(self, idx):
         size = ctypes.c_size_t()
@@ -563,8 +575,10 @@ class LuaState:
         then on dlx owns the tensor, even when the push fails."""
         pointer, versioned = _take_capsule(_capsule_of(value))
         push = self._api.push_capsule if versioned else self._api.push_capsule_legacy
-        if push(self._L, pointer) != 0:
-            raise _error_for(self._pop_message())
+        top = self._api.gettop(self._L)
+        error_class = push(self._L, pointer)
+        if error_class != DLX_OK:
+            raise self._host_error(error_class, top)
 
     def _push_table(self, items, narr, nrec):
         self._api.createtable(self._L, narr, nrec)
@@ -695,11 +709,32 @@ class LuaTensor:
         state = self._state
         out = ctypes.c_void_p()
         to_dlpack = state._api.to_dlpack if versioned else state._api.to_dlpack_legacy
-        if to_dlpack(state._L, capsule_idx, ctypes.byref(out)) != 0:
-            raise _error_for(state._pop_message())
+        top = state._api.gettop(state._L)
+        error_class = to_dlpack(state._L, capsule_idx, ctypes.byref(out))
+        if error_class != DLX_OK:
+            raise state._host_error(error_class, top)
         struct_type = DLManagedTensorVersioned if versioned else DLManagedTensor
         _fold_byte_offset(struct_type.from_address(out.value).dl_tensor)
         return _new_capsule(out.value, versioned)
+
+    @property
+    def shape(self):
+        return tuple(self._with_tensor(b"describe", 3)[0])
+
+    @property
+    def dtype(self):
+        return self._with_tensor(b"describe", 3)[1]
+
+    @property
+    def readonly(self):
+        return self._with_tensor(b"describe", 3)[2]
+
+    def __repr__(self):
+        if self._ref is None or self._state.closed:
+            return "LuaTensor(released)"
+        shape, dtype, readonly = self._with_tensor(b"describe", 3)
+        return "LuaTensor(shape=%s, dtype=%s%s)" % (tuple(shape), dtype,
+                                                     ", readonly" if readonly else "")
 
 
 def _fold_byte_offset(dl_tensor):
@@ -735,22 +770,3 @@ def describe_capsule(capsule):
         "byte_offset": dl.byte_offset,
         "data": dl.data or 0,
     }
-
-    @property
-    def shape(self):
-        return tuple(self._with_tensor(b"describe", 3)[0])
-
-    @property
-    def dtype(self):
-        return self._with_tensor(b"describe", 3)[1]
-
-    @property
-    def readonly(self):
-        return self._with_tensor(b"describe", 3)[2]
-
-    def __repr__(self):
-        if self._ref is None or self._state.closed:
-            return "LuaTensor(released)"
-        shape, dtype, readonly = self._with_tensor(b"describe", 3)
-        return "LuaTensor(shape=%s, dtype=%s%s)" % (tuple(shape), dtype,
-                                                     ", readonly" if readonly else "")

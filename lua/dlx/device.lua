@@ -8,15 +8,11 @@ local M = {}
 local preferred = { "cuda:0", "oneapi:0", "cpu" }
 local current -- this state's default device, once chosen
 
-local function is_device_error(message)
-  return type(message) == "string" and message:find("DeviceError:", 1, true) ~= nil
-end
-
 -- The device for spec, or nil when it is valid but not available; other errors propagate.
 local function try_device(spec)
   local ok, dev = pcall(core.device, spec)
   if ok then return dev end
-  if is_device_error(dev) then return nil end
+  if core.error_class(dev) == "DeviceError" then return nil end
   error(dev, 0)
 end
 

@@ -7,10 +7,6 @@ local M = {}
 
 local DLX_MAX_VERSION = core.DLPACK_VERSION
 
-local function has_class(message, class)
-  return type(message) == "string" and message:find(class .. ":", 1, true) ~= nil
-end
-
 local function check_options(opts)
   if opts == nil then return nil, nil end
   if type(opts) ~= "table" then
@@ -54,7 +50,7 @@ local function request_capsule(x, method, target, copy)
   if target == nil then kwargs.stream = core.dlpack_stream(dev_type, dev_id) end
   local ok, capsule = pcall(method, x, kwargs)
   if ok then return capsule end
-  if not has_class(capsule, "TypeError") then error(capsule, 0) end
+  if core.error_class(capsule) ~= "TypeError" then error(capsule, 0) end
   -- an older producer that does not know the keywords: ask again without them
   return method(x), false
 end

@@ -20,6 +20,11 @@ local dlx = {
   from_dlpack = dlpack.from_dlpack,
   is_capsule = core.is_capsule,
   is_tensor = core.is_tensor,
+  -- dlx.type(v): "tensor", "closed tensor", "capsule", "device", "stream" or nil, as io.type
+  type = core.type,
+  -- dlx.error_class(err): "TypeError", "ValueError", "BufferError", "DeviceError",
+  -- "MemoryError", or nil for an error without a dlx class
+  error_class = core.error_class,
   memory_allocated = core.memory_allocated,
   -- streams of GPU devices: dlx.stream(device[, handle]), dlx.current_stream(device),
   -- dlx.with_stream(s, fn, ...) runs fn with s current (also s:use(fn, ...))

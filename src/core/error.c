@@ -29,6 +29,8 @@ const char *dlx_errclass_name(dlx_errclass code) {
     return "DeviceError";
   case DLX_MEMORY_ERROR:
     return "MemoryError";
+  case DLX_LUA_ERROR:
+    return "LuaError";
   }
   return "Error";
 }

@@ -4,14 +4,7 @@
 #ifndef DLX_CORE_ERROR_H
 #define DLX_CORE_ERROR_H
 
-typedef enum dlx_errclass {
-  DLX_OK = 0,
-  DLX_TYPE_ERROR,   /* wrong dtype or wrong kind of value */
-  DLX_VALUE_ERROR,  /* right type, bad value: shape, index, dim, stream, read-only destination */
-  DLX_BUFFER_ERROR, /* the data cannot be described or exchanged through DLPack */
-  DLX_DEVICE_ERROR, /* a device that is absent, or a backend failure */
-  DLX_MEMORY_ERROR  /* an allocation failed */
-} dlx_errclass;
+#include "dlx_errclass.h" /* the classes, public: hosts get them from dlx.h */
 
 typedef struct dlx_error {
   dlx_errclass code;
@@ -25,7 +18,8 @@ int dlx_fail(dlx_error *err, dlx_errclass code, const char *fmt, ...)
 #endif
     ;
 
-/* "TypeError", "ValueError", "BufferError", "DeviceError", "MemoryError". */
+/* "TypeError", "ValueError", "BufferError", "DeviceError", "MemoryError"; "LuaError" for
+ * DLX_LUA_ERROR. */
 const char *dlx_errclass_name(dlx_errclass code);
 
 #endif

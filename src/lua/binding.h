@@ -35,6 +35,11 @@ int dlxl_raise(lua_State *L, const dlx_error *err);
 void dlxl_check(lua_State *L, int rc, const dlx_error *err);
 /* The value's type for messages: __name for our userdata, else the Lua type name. */
 const char *dlxl_typename(lua_State *L, int idx);
+/* error_class(err): the class of an error value, as dlx_error_class of dlx.h tells it. */
+extern const luaL_Reg dlxl_error_funcs[];
+
+/* ---- types.c: type(v), the kind of a dlx value ("tensor", "closed tensor", ...) or nil */
+extern const luaL_Reg dlxl_type_funcs[];
 
 /* ---- args.c: argument checks; `what` names the value in messages ("dim", "size", ...) */
 lua_Integer dlxl_checkinteger(lua_State *L, int idx, const char *what);

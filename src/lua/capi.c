@@ -3,8 +3,16 @@
  *
  * None of them raises: the work runs inside lua_pcall of a C function that gets its arguments
  * as light userdata, and ownership moves as the last step of that function, when nothing can
- * fail any more. */
+ * fail any more. A failure returns the error's class (dlx_error_class). */
 #include "lua/binding.h"
+
+/* The class of the error that a failed lua_pcall left on the stack; never DLX_OK. */
+static int failure_class(lua_State *L, int status) {
+  int code;
+  if (status == LUA_ERRMEM) return DLX_MEMORY_ERROR;
+  code = dlx_error_class(L, -1);
+  return code != DLX_OK ? code : DLX_LUA_ERROR;
+}
 
 /* ---- host -> Lua */
 
@@ -25,17 +33,19 @@ static int push_protected(lua_State *L) {
 
 static int push_capsule(lua_State *L, void *ptr, bool versioned) {
   push_request req = {ptr, versioned};
+  int status;
   if (!lua_checkstack(L, 3)) {
     dlxl_delete_managed(ptr, versioned);
-    return 1;
+    return DLX_MEMORY_ERROR;
   }
   lua_pushcfunction(L, push_protected);
   lua_pushlightuserdata(L, &req);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+  status = lua_pcall(L, 1, 1, 0);
+  if (status != LUA_OK) {
     dlxl_delete_managed(ptr, versioned);
-    return 1;
+    return failure_class(L, status);
   }
-  return 0;
+  return DLX_OK;
 }
 
 DLXL_PUBLIC int dlx_push_capsule(lua_State *L, DLManagedTensorVersioned *mt) {
@@ -165,12 +175,14 @@ static int to_dlpack_protected(lua_State *L) {
 
 /* Runs the export protected. Without stack space there is no room for a message either. */
 static int to_dlpack(lua_State *L, int idx, const export_request *req) {
+  int status;
   idx = lua_absindex(L, idx);
-  if (!lua_checkstack(L, 4)) return 1;
+  if (!lua_checkstack(L, 4)) return DLX_MEMORY_ERROR;
   lua_pushcfunction(L, to_dlpack_protected);
   lua_pushvalue(L, idx);
   lua_pushlightuserdata(L, (void *)req);
-  return lua_pcall(L, 2, 0, 0) == LUA_OK ? 0 : 1;
+  status = lua_pcall(L, 2, 0, 0);
+  return status == LUA_OK ? DLX_OK : failure_class(L, status);
 }
 
 DLXL_PUBLIC int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out) {

@@ -139,7 +139,8 @@ static const luaL_Reg module_funcs[] = {
 
 DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   const luaL_Reg *const func_sets[] = {module_funcs,     dlxl_device_funcs,  dlxl_create_funcs,
-                                       dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs};
+                                       dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs,
+                                       dlxl_error_funcs, dlxl_type_funcs};
   luaL_checkversion(L);
   dlxl_open_device(L);
   dlxl_open_capsule(L);

@@ -1,11 +1,13 @@
 /* test_abi.c -- include/dlpack/dlpack.h against the DLPack 1.3 ABI: the sizes and offsets of
  * every struct (LP64, reference/dlpack-spec.md section 2), the enum values, the flags, the
- * version macros and the signatures of the exchange API's function types. */
+ * version macros and the signatures of the exchange API's function types. Also dlx's own
+ * numbers that hosts hard-code (include/dlx_errclass.h, which needs no Lua headers). */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "check.h"
 #include "dlpack/dlpack.h"
+#include "dlx_errclass.h"
 
 #define CHECK_LAYOUT(type, field, offset, size)                                                    \
   do {                                                                                             \
@@ -209,8 +211,21 @@ static void check_lp64_layout(void) {
   CHECK_LAYOUT(DLPackExchangeAPI, current_work_stream, 48, 8);
 }
 
+/* The error classes that dlx's host functions return: hosts in other languages (the ctypes
+ * host of examples/python) write these numbers down. */
+static void check_error_classes(void) {
+  CHECK_EQ_INT(DLX_OK, 0);
+  CHECK_EQ_INT(DLX_TYPE_ERROR, 1);
+  CHECK_EQ_INT(DLX_VALUE_ERROR, 2);
+  CHECK_EQ_INT(DLX_BUFFER_ERROR, 3);
+  CHECK_EQ_INT(DLX_DEVICE_ERROR, 4);
+  CHECK_EQ_INT(DLX_MEMORY_ERROR, 5);
+  CHECK_EQ_INT(DLX_LUA_ERROR, 6);
+}
+
 int main(void) {
   check_versions();
+  check_error_classes();
   check_enums();
   check_fields();
   if (sizeof(void *) == 8 && sizeof(long) == 8 && _Alignof(int64_t) == 8)

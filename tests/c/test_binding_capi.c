@@ -137,10 +137,10 @@ static void test_pending_at_close(void) {
 static void test_push_null(void) {
   lua_State *L = new_state();
   int top = lua_gettop(L);
-  CHECK(dlx_push_capsule(L, NULL) != 0);
+  CHECK_EQ_INT(dlx_push_capsule(L, NULL), DLX_VALUE_ERROR);
   CHECK_EQ_INT(lua_gettop(L), top + 1);
   CHECK(top_starts_with(L, "ValueError:"));
-  CHECK(dlx_push_capsule_legacy(L, NULL) != 0);
+  CHECK_EQ_INT(dlx_push_capsule_legacy(L, NULL), DLX_VALUE_ERROR);
   lua_close(L);
 }
 
@@ -180,7 +180,7 @@ static void test_export_errors(void) {
   lua_State *L = new_state();
   int top = lua_gettop(L);
   lua_pushinteger(L, 42);
-  CHECK(dlx_to_dlpack(L, -1, &out) != 0);
+  CHECK_EQ_INT(dlx_to_dlpack(L, -1, &out), DLX_TYPE_ERROR);
   CHECK(out == NULL);
   CHECK(top_starts_with(L, "TypeError:"));
   CHECK_EQ_INT(lua_gettop(L), top + 2);
@@ -190,7 +190,7 @@ static void test_export_errors(void) {
   CHECK_EQ_INT(dlx_push_capsule(L, &p.mt), 0);
   run(L, "ro = core.import_capsule(...)", 1);
   lua_getglobal(L, "ro");
-  CHECK(dlx_to_dlpack_legacy(L, -1, &legacy) != 0);
+  CHECK_EQ_INT(dlx_to_dlpack_legacy(L, -1, &legacy), DLX_BUFFER_ERROR);
   CHECK(legacy == NULL);
   CHECK(top_starts_with(L, "BufferError:"));
   lua_settop(L, top);
@@ -198,14 +198,14 @@ static void test_export_errors(void) {
   run(L, "ro:close()", 0);
   CHECK_EQ_INT(p.deleted, 1);
   lua_getglobal(L, "ro");
-  CHECK(dlx_to_dlpack(L, -1, &out) != 0);
+  CHECK_EQ_INT(dlx_to_dlpack(L, -1, &out), DLX_VALUE_ERROR);
   CHECK(top_starts_with(L, "ValueError: tensor is closed"));
   lua_settop(L, top);
   run(L, "t = core.zeros(2, 'int8', core.device('cpu'))", 0);
   lua_getglobal(L, "t");
-  CHECK(dlx_to_dlpack(L, -1, NULL) != 0);
+  CHECK_EQ_INT(dlx_to_dlpack(L, -1, NULL), DLX_VALUE_ERROR);
   CHECK(top_starts_with(L, "ValueError:"));
-  CHECK(dlx_to_dlpack_legacy(L, -2, NULL) != 0);
+  CHECK_EQ_INT(dlx_to_dlpack_legacy(L, -2, NULL), DLX_VALUE_ERROR);
   lua_close(L);
 }
 
@@ -223,7 +223,7 @@ static void test_export_capsules(void) {
   CHECK(out == &v.mt);
   lua_getfield(L, -1, "name");
   CHECK(top_starts_with(L, "used_dltensor_versioned"));
-  CHECK(dlx_to_dlpack(L, -2, &out) != 0); /* consumed once */
+  CHECK_EQ_INT(dlx_to_dlpack(L, -2, &out), DLX_VALUE_ERROR); /* consumed once */
   CHECK(top_starts_with(L, "ValueError: capsule already consumed"));
   lua_settop(L, 0);
   /* legacy -> versioned: wrapped */
@@ -270,6 +270,141 @@ static void test_export_dlpack_object(void) {
   if (out != NULL) out->deleter(out);
 }
 
+/* ---- error classes */
+
+/* The class that dlx_error_class gives the error of running chunk (named chunkname); checks
+ * that it pushes nothing. */
+static int class_of_chunk(lua_State *L, const char *chunk, const char *chunkname) {
+  int code, top;
+  if (luaL_loadbuffer(L, chunk, strlen(chunk), chunkname) != LUA_OK ||
+      lua_pcall(L, 0, 0, 0) == LUA_OK) {
+    CHECK(!"the chunk must compile and raise");
+    lua_settop(L, 0);
+    return -1;
+  }
+  top = lua_gettop(L);
+  code = dlx_error_class(L, -1);
+  CHECK_EQ_INT(lua_gettop(L), top);
+  lua_pop(L, 1);
+  return code;
+}
+
+static void test_error_class_of_dlx_errors(void) {
+  lua_State *L = new_state();
+  CHECK_EQ_INT(class_of_chunk(L, "core.zeros({-1}, 'float32', core.device('cpu'))", "=s"),
+               DLX_VALUE_ERROR);
+  CHECK_EQ_INT(class_of_chunk(L, "core.zeros(2, 'float', core.device('cpu'))", "=s"),
+               DLX_TYPE_ERROR);
+  CHECK_EQ_INT(class_of_chunk(L, "core.device('cuda:4096')", "=s"), DLX_DEVICE_ERROR);
+  CHECK_EQ_INT(class_of_chunk(L, "core.empty({1 << 52}, 'uint8', core.device('cpu'))", "=s"),
+               DLX_MEMORY_ERROR);
+  /* raised again, with one more position prefix each time */
+  CHECK_EQ_INT(class_of_chunk(L,
+                              "local ok, e = pcall(core.device, false)\n"
+                              "local ok2, e2 = pcall(error, e)\n"
+                              "error(e2)",
+                              "=s"),
+               DLX_TYPE_ERROR);
+  /* A chunk named like a class: the text starts "BufferError: ...", but dlx raised a
+   * ValueError, and the class travels as data. */
+  CHECK_EQ_INT(
+      class_of_chunk(L, "core.zeros({-1}, 'float32', core.device('cpu'))", "=BufferError: a chunk"),
+      DLX_VALUE_ERROR);
+  lua_close(L);
+}
+
+static void test_error_class_of_other_values(void) {
+  lua_State *L = new_state();
+  /* a script's own errors: classed only when the class starts the message */
+  CHECK_EQ_INT(class_of_chunk(L, "error('TypeError: from a script', 0)", "=s"), DLX_TYPE_ERROR);
+  CHECK_EQ_INT(class_of_chunk(L, "error('DeviceError: from a script')", "=s"), DLX_DEVICE_ERROR);
+  CHECK_EQ_INT(class_of_chunk(L, "error('oops')", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('while loading: TypeError: no')", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('the TypeError: no', 0)", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('oops\\nValueError: on line two')", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('TypeErrors: no', 0)", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('ValueError:no space', 0)", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error('LuaError: not a dlx class', 0)", "=s"), DLX_OK);
+  /* a chunk name with colons of its own */
+  CHECK_EQ_INT(class_of_chunk(L, "error('BufferError: x')", "=a:1: b"), DLX_BUFFER_ERROR);
+  /* values that are not strings */
+  CHECK_EQ_INT(class_of_chunk(L, "error({'TypeError: in a table'})", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error(42)", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error()", "=s"), DLX_OK);
+  CHECK_EQ_INT(class_of_chunk(L, "error(core.zeros(1, 'int8', core.device('cpu')))", "=s"), DLX_OK);
+  lua_pushboolean(L, 1);
+  CHECK_EQ_INT(dlx_error_class(L, -1), DLX_OK);
+  CHECK_EQ_INT(dlx_error_class(L, 5), DLX_OK); /* an index above the top */
+  lua_close(L);
+}
+
+/* A value whose __dlpack raises: the host gets the class of what it raised. */
+static int export_raising(lua_State *L, const char *raise, const char *chunkname) {
+  DLManagedTensorVersioned *out = NULL;
+  char chunk[256];
+  int code, top = lua_gettop(L);
+  snprintf(chunk, sizeof chunk,
+           "return {__dlpack = function() %s end, __dlpack_device = function() return 1, 0 end}",
+           raise);
+  if (luaL_loadbuffer(L, chunk, strlen(chunk), chunkname) != LUA_OK ||
+      lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    CHECK(!"the producer chunk must run");
+    lua_settop(L, top);
+    return -1;
+  }
+  code = dlx_to_dlpack(L, -1, &out);
+  CHECK(out == NULL);
+  CHECK_EQ_INT(lua_gettop(L), top + 2); /* the value and the message */
+  lua_settop(L, top);
+  return code;
+}
+
+static void test_export_error_classes(void) {
+  lua_State *L = new_state();
+  const dlx_capi *api = dlx_capi_get(L);
+  int top = lua_gettop(L);
+  DLManagedTensor *legacy = NULL;
+  dlx_openlibs(L);
+  CHECK_EQ_INT(export_raising(L, "error('oops')", "=s"), DLX_LUA_ERROR);
+  CHECK_EQ_INT(export_raising(L, "error({})", "=s"), DLX_LUA_ERROR);
+  CHECK_EQ_INT(export_raising(L, "error('while exporting: BufferError: no')", "=s"), DLX_LUA_ERROR);
+  CHECK_EQ_INT(export_raising(L, "error('BufferError: from the script')", "=s"), DLX_BUFFER_ERROR);
+  CHECK_EQ_INT(export_raising(L, "return require('dlx').device('cuda:4096')", "=s"),
+               DLX_DEVICE_ERROR);
+  CHECK_EQ_INT(export_raising(L, "return 42", "=s"), DLX_TYPE_ERROR); /* not a capsule */
+  /* raised in C with a misleading position: the class is the one dlx raised */
+  CHECK_EQ_INT(
+      export_raising(L, "local t = require('dlx').zeros{-1}; return t", "=TypeError: a chunk"),
+      DLX_VALUE_ERROR);
+  /* the table of C modules gives the same */
+  lua_pushboolean(L, 1);
+  CHECK(api != NULL && api->to_dlpack_legacy(L, -1, &legacy) == DLX_TYPE_ERROR);
+  lua_settop(L, top);
+  lua_close(L);
+}
+
+/* A Lua stack that cannot grow: a memory error, and no message. */
+static void test_full_stack(void) {
+  producer p;
+  DLManagedTensorVersioned *out = NULL;
+  lua_State *L = new_state();
+  int top;
+  run(L, "t = core.zeros(2, 'int8', core.device('cpu'))", 0);
+  lua_getglobal(L, "t");
+  while (lua_checkstack(L, 1)) lua_pushnil(L);
+  top = lua_gettop(L);
+  CHECK_EQ_INT(dlx_to_dlpack(L, 1, &out), DLX_MEMORY_ERROR);
+  CHECK(out == NULL);
+  produce(&p, 0);
+  CHECK_EQ_INT(dlx_push_capsule(L, &p.mt), DLX_MEMORY_ERROR);
+  CHECK_EQ_INT(p.deleted, 1);
+  CHECK_EQ_INT(lua_gettop(L), top);
+  lua_settop(L, 1);
+  CHECK_EQ_INT(dlx_to_dlpack(L, 1, &out), DLX_OK);
+  lua_close(L);
+  if (out != NULL) out->deleter(out);
+}
+
 /* ---- failures: allocation failures inside dlx and inside Lua */
 
 static int fail_countdown;
@@ -298,7 +433,7 @@ static void test_allocation_failures(void) {
     CHECK(rc == LUA_OK || top_starts_with(L, "MemoryError:"));
     lua_getglobal(L, "t");
     rc = dlx_to_dlpack(L, -1, &out);
-    CHECK(rc == 0 || top_starts_with(L, "MemoryError:"));
+    CHECK(rc == DLX_OK || (rc == DLX_MEMORY_ERROR && top_starts_with(L, "MemoryError:")));
     dlx_set_alloc_fail_hook(NULL, NULL);
     if (out != NULL) out->deleter(out);
     lua_close(L);
@@ -331,7 +466,7 @@ static void test_lua_out_of_memory(void) {
   produce(&p, 0);
   lua_gc(L, LUA_GCSTOP);
   lua_alloc_fails = true;
-  CHECK(dlx_push_capsule(L, &p.mt) != 0); /* never raises; the deleter has run */
+  CHECK_EQ_INT(dlx_push_capsule(L, &p.mt), DLX_MEMORY_ERROR); /* never raises; deleted */
   CHECK_EQ_INT(p.deleted, 1);
   lua_settop(L, 1);
   lua_alloc_fails = false;
@@ -361,6 +496,10 @@ int main(void) {
   test_export_errors();
   test_export_capsules();
   test_export_dlpack_object();
+  test_error_class_of_dlx_errors();
+  test_error_class_of_other_values();
+  test_export_error_classes();
+  test_full_stack();
   test_allocation_failures();
   test_lua_out_of_memory();
   return check_report("test_binding_capi");

@@ -363,3 +363,24 @@ def test_thousands_of_round_trips_leak_nothing(lua):
     collect(lua)
     assert allocated(lua) == allocated_before
     assert rss_bytes() - rss_before < 8 << 20
+
+
+def test_errors_carry_their_class(lua):
+    # a class dlx raised in C, and one a script names at the start of its message
+    with pytest.raises(dlx_host.LuaValueError, match="ValueError: "):
+        lua.eval("return dlx.zeros{-1}")
+    with pytest.raises(dlx_host.LuaDeviceError):
+        lua.eval("return dlx.device('cuda:4096')")
+    with pytest.raises(dlx_host.LuaTypeError):
+        lua.eval("error('TypeError: from the script')")
+    # a class word further on, an error table: no dlx class
+    for chunk in ("error('while loading: TypeError: no')", "error({})"):
+        with pytest.raises(dlx_host.LuaError) as raised:
+            lua.eval(chunk)
+        assert type(raised.value) is dlx_host.LuaError
+
+
+def test_lua_tensor_describes_itself(lua):
+    t = lua.eval("return dlx.zeros({2, 3}, {dtype = 'int16'})")
+    assert t.shape == (2, 3) and t.dtype == "int16" and t.readonly is False
+    assert repr(t) == "LuaTensor(shape=(2, 3), dtype=int16)"
