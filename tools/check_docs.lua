@@ -1,7 +1,7 @@
---- tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE]: every function a Lua user can reach from
--- require "dlx", and every function declared in include/dlx.h, has a heading in the Markdown
--- files of docs/, and every such heading names a function that exists. Exits 1 with one line
--- per problem otherwise.
+--- tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE]: every function a Lua user
+-- can reach from require "dlx", and every function declared in include/dlx.h, has a heading in
+-- the Markdown files of docs/, and every such heading names a function that exists. Exits 1 with
+-- one line per problem otherwise.
 --
 -- A heading names a function when its text (backticks aside) starts with a name directly
 -- followed by "(": `### dlx.zeros(shape[, opts])`, `### t:view(shape)`, `### s:use(fn, ...)`,
