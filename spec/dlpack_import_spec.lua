@@ -1,6 +1,7 @@
 -- DLPack import: dlx.from_dlpack on capsules made by testprod (a C producer of edge cases).
--- Every check of the README is a BufferError after which the producer's deleter has run exactly
--- once; capsules are consumed exactly once; imports are zero-copy and honour every field.
+-- Every import check of docs/dlpack.md is a BufferError after which the producer's deleter has
+-- run exactly once; capsules are consumed exactly once; imports are zero-copy and honour every
+-- field.
 local h = require "spec.helper"
 local dlx = h.dlx
 local tp = h.testprod()

@@ -243,6 +243,26 @@ function h.readonly_tensor(shape)
   return dlx.from_dlpack(cap), id
 end
 
+--- The guard at the top of a describe block whose specs need a device ("cuda:0", "oneapi:0"):
+-- true when the device is available; otherwise the block is reported as one pending line naming
+-- the spec file, and the caller returns. busted's `pending` is passed in, since this module does
+-- not see the spec's environment. DLX_REQUIRE_ONEAPI (set by ctest where it loads the Level Zero
+-- test driver) makes a missing oneapi device a failure instead, so that a broken driver setup
+-- cannot pass as a skip.
+function h.has_device(device, pending)
+  if pcall(dlx.device, device) then return true end
+  local file = debug.getinfo(2, "S").short_src:match("[^/]*$")
+  if device:match("^oneapi") then
+    assert(not os.getenv("DLX_REQUIRE_ONEAPI"), "DLX_REQUIRE_ONEAPI is set, but no oneapi device")
+    pending(("skipped: no oneapi device, %s did not run (build with Level Zero; without an Intel "
+      .. "GPU set ZE_ENABLE_ALT_DRIVERS to the test driver, see docs/level-zero.md)"):format(file))
+  else
+    local name = device:match("^cuda") and "CUDA" or device
+    pending(("no %s device: %s did not run"):format(name, file))
+  end
+  return false
+end
+
 --- Nested-table reference helpers for checking results element by element.
 function h.shape_of(t)
   local shape = {}

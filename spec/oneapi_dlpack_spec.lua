@@ -3,17 +3,11 @@
 local h = require "spec.helper"
 local dlx = h.dlx
 
-local available = pcall(dlx.device, "oneapi:0")
 local two_devices = pcall(dlx.device, "oneapi:1")
 local has_cuda = pcall(dlx.device, "cuda:0")
 
 describe("oneapi DLPack #oneapi", function()
-  if not available then
-    assert(not os.getenv("DLX_REQUIRE_ONEAPI"), "DLX_REQUIRE_ONEAPI is set, but no oneapi device")
-    pending("skipped: no oneapi device (build with Level Zero; without an Intel GPU set "
-      .. "ZE_ENABLE_ALT_DRIVERS to the test driver, see README)")
-    return
-  end
+  if not h.has_device("oneapi:0", pending) then return end
 
   local function sample()
     return dlx.arange(12, { dtype = "float32", device = "cpu" }):view{ 3, 4 }:to("oneapi:0")

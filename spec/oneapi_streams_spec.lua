@@ -3,15 +3,8 @@
 local h = require "spec.helper"
 local dlx = h.dlx
 
-local available = pcall(dlx.device, "oneapi:0")
-
 describe("oneapi streams #oneapi", function()
-  if not available then
-    assert(not os.getenv("DLX_REQUIRE_ONEAPI"), "DLX_REQUIRE_ONEAPI is set, but no oneapi device")
-    pending("skipped: no oneapi device (build with Level Zero; without an Intel GPU set "
-      .. "ZE_ENABLE_ALT_DRIVERS to the test driver, see README)")
-    return
-  end
+  if not h.has_device("oneapi:0", pending) then return end
 
   it("runs work on a new stream and on the default one", function()
     local default = dlx.current_stream("oneapi:0")

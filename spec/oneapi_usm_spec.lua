@@ -3,7 +3,6 @@
 local h = require "spec.helper"
 local dlx = h.dlx
 
-local available = pcall(dlx.device, "oneapi:0")
 local two_devices = pcall(dlx.device, "oneapi:1")
 
 describe("usm on devices with one kind of memory", function()
@@ -28,12 +27,7 @@ describe("usm on devices with one kind of memory", function()
 end)
 
 describe("oneapi USM kinds #oneapi", function()
-  if not available then
-    assert(not os.getenv("DLX_REQUIRE_ONEAPI"), "DLX_REQUIRE_ONEAPI is set, but no oneapi device")
-    pending("skipped: no oneapi device (build with Level Zero; without an Intel GPU set "
-      .. "ZE_ENABLE_ALT_DRIVERS to the test driver, see README)")
-    return
-  end
+  if not h.has_device("oneapi:0", pending) then return end
 
   local KINDS = { "device", "host", "shared" }
 

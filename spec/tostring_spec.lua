@@ -3,7 +3,7 @@ local h = require "spec.helper"
 local dlx = h.dlx
 
 describe("tostring(t)", function()
-  it("prints an int64 matrix exactly as the README shows", function()
+  it("prints an int64 matrix exactly as the README's tour shows", function()
     assert.equal("tensor([[1, 2], [3, 4]], shape={2, 2}, dtype=int64, device=cpu)",
       tostring(dlx.tensor({ { 1, 2 }, { 3, 4 } })))
     assert.equal("tensor([[0, 1, 2], [3, 4, 5]], shape={2, 3}, dtype=int64, device=cpu)",

@@ -4,7 +4,7 @@
 Run on a GPU machine from the carried directory (tools/carry.sh; needs PyTorch and nvcc):
     LD_LIBRARY_PATH=$PWD python3 bench/cuda/bench.py [--mib 256] [--reps 20]
 It builds bench/cuda/reference.cu with nvcc when needed, then prints one table: each line a
-measurement in GB/s, the reference's, the ratio and the target of issue 6. Every side is timed
+measurement in GB/s, the reference's, the ratio and its target ratio. Every side is timed
 the same way: wall clock around `reps` calls then a device synchronisation, best of 5 runs.
 Copies count the bytes moved once; a transpose counts them once too (as the d2d copy does).
 """

@@ -1,4 +1,4 @@
-/* test_threads_peer_bugs.c -- bugs of other DLPack libraries (spec/PEER_BUGS.md) that need a
+/* test_threads_peer_bugs.c -- bugs of other DLPack libraries (docs/peer-bugs.md) that need a
  * host's view of dlx; a test_threads* file, so the ThreadSanitizer build runs it too:
  *   bug 9:  a dlx export outlives its Lua state and is released on a thread that never saw it;
  *           its deleter must touch no lua_State (dmlc/dlpack#103);

@@ -11,8 +11,9 @@
  *
  * Build: cmake -DDLX_FUZZ=ON with clang (cmake/DlxHostile.cmake). Run:
  *   build-fuzz/fuzz_import -max_total_time=60 build-fuzz/corpus tests/fuzz/corpus
- * DLX_FUZZ_PRINT_ERRORS=1 prints each error message (to collect the README's bad-input table), and
- * DLX_FUZZ_DEBUG=1 the layout of each input's tensor (to read a crash input). */
+ * DLX_FUZZ_PRINT_ERRORS=1 prints each error message (to collect the bad-input table of
+ * docs/dlpack.md), and DLX_FUZZ_DEBUG=1 the layout of each input's tensor (to read a crash
+ * input). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # dlx_lua.py, at the carry's root
 from dlx_lua import DlxLua  # noqa: E402
 
-BUSY = 400_000_000  # GPU clock cycles, about 0.2 s: far longer than queueing the read
+BUSY = 400_000_000  # GPU clock cycles: far longer than queueing the read takes
 N = 1 << 22
 failures = []
 

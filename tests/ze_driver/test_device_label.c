@@ -1,4 +1,4 @@
-/* test_device_label.c -- bug 36 of spec/PEER_BUGS.md (dpctl#1397, pytorch#181140): the
+/* test_device_label.c -- bug 36 of docs/peer-bugs.md (dpctl#1397, pytorch#181140): the
  * device_id of a kDLOneAPI capsule is the producer's numbering (dpctl and PyTorch XPU write a
  * global SYCL index), so dlx must find the device from the USM pointer, not from device_id. Here
  * memory of oneapi:1 comes in labelled 3 (a SYCL index beyond dlx's count) and 0 (another device
