@@ -69,8 +69,8 @@
 /* gcc does not vectorise the compare-and-select above for floats; SSE2's max/min have exactly
  * its semantics (max(a, b) = a > b ? a : b), four accumulators deep. `track(z, v, zero)` is the
  * NaN flag, z + v * 0: one fused multiply-add where the CPU has FMA. Every instruction in this
- * loop costs read bandwidth on one core (see SIMD_CLONES): over 256 MiB, the AVX2 compares alone
- * take ~18 ms, with the flag as a separate multiply and add ~22 ms, as one FMA ~20.5 ms. */
+ * loop costs read bandwidth on one core (see SIMD_CLONES), so the flag is one FMA rather than a
+ * separate multiply and add (measured in bench/RESULTS.md). */
 #define DEFINE_SIMD_LANES(fn, attr, lane_better, T, V, W, setzero, loadu, opv, track, add, store)  \
   attr static void fn(const char *p, int64_t n, T *top, T *poison) {                               \
     enum { STEP = 4 * W };                                                                         \
@@ -118,9 +118,9 @@ DEFINE_SIMD_LANES(sse_max_float64, , MAX_LANE, double, __m128d, 2, _mm_setzero_p
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 /* The same with AVX2 and FMA, and with AVX-512, where the CPU has them (chosen at run time: the
- * build targets plain x86-64). Wider vectors mean fewer instructions per byte: one core takes
- * 256 MiB in ~20.5 ms with AVX2, ~17 ms with AVX-512 (NumPy's loop: 16-20 ms). AVX-512 lanes
- * load 16 floats at once, which EXT_LANES (the shortest run they get) allows. */
+ * build targets plain x86-64). Wider vectors mean fewer instructions per byte, and so a faster
+ * read on one core (bench/RESULTS.md). AVX-512 lanes load 16 floats at once, which EXT_LANES (the
+ * shortest run they get) allows. */
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f")))
 #define AVX2_TRACK_PS(z, v, zero) _mm256_fmadd_ps(v, zero, z)
@@ -134,8 +134,8 @@ DEFINE_SIMD_LANES(avx2_min_float64, AVX2, MIN_LANE, double, __m256d, 4, _mm256_s
 DEFINE_SIMD_LANES(avx2_max_float64, AVX2, MAX_LANE, double, __m256d, 4, _mm256_setzero_pd,
                   _mm256_loadu_pd, _mm256_max_pd, AVX2_TRACK_PD, _mm256_add_pd, _mm256_storeu_pd)
 /* AVX-512 lanes as NumPy's: a max (min) that keeps NaN in two instructions, so no separate
- * flag is needed, and eight loads per step combined in a tree, into one accumulator. Over 256
- * MiB this runs in ~17 ms where the FMA-flagged loop above takes ~18 ms. */
+ * flag is needed, and eight loads per step combined in a tree, into one accumulator: fewer
+ * instructions per byte than the FMA-flagged loop above (bench/RESULTS.md). */
 #define STICKY(op, cmp, a, b) op(a, cmp(a, a, _CMP_ORD_Q), a, b) /* a if NaN, else op(a, b) */
 #define DEFINE_AVX512_LANES(fn, lane_better, T, V, W, loadu, op, cmp, store)                       \
   AVX512 static void fn(const char *p, int64_t n, T *top, T *poison) {                             \
@@ -221,7 +221,7 @@ INT_TYPES(DEFINE_INT_LANES)
 
 /* find_<name>(p, n, top): the first i < n with element i == top (top is one of the n elements;
  * n if not). The piece that holds a run's extreme is searched again for its position; a branch
- * per element made that search add ~4 ms to a ~22 ms pass over 256 MiB, so blocks of FIND_BLOCK
+ * per element made that search a visible share of the whole pass, so blocks of FIND_BLOCK
  * elements are first tested without branches (which vectorises), and only the block that holds
  * top is walked. The first element equal to the extreme is the one the element loop picks. */
 #define FIND_BLOCK 64

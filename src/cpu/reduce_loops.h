@@ -54,9 +54,9 @@
 
 /* The streaming loops of the sums are compiled for plain x86-64, AVX2 and AVX-512, and the CPU
  * picks at load time. One core's read bandwidth is limited by how many loads it keeps in
- * flight, so fewer instructions per byte read faster even when memory is the bottleneck: one
- * core sums 256 MiB in ~25 ms with SSE2 (a load and an add per 16 bytes), ~18.5 ms with AVX2
- * (one fused load-add per 32 bytes), ~17 ms with AVX-512. The lanes stay independent
+ * flight, so fewer instructions per byte read faster even when memory is the bottleneck: SSE2
+ * takes a load and an add per 16 bytes, AVX2 one fused load-add per 32 (bench/RESULTS.md has the
+ * measurements). The lanes stay independent
  * accumulators, so every variant computes the same bits. Not under gcc's ThreadSanitizer, whose
  * instrumented ifunc resolvers crash before main. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)

@@ -7,7 +7,7 @@
  * driver order, then in each driver's device order (zeDriverGet, zeDeviceGet). Sub-devices are
  * not listed. This is NOT the SYCL global device index that dpctl and PyTorch XPU put into
  * kDLOneAPI device_id (it counts the devices of every SYCL backend, OpenCL ones included, in the
- * SYCL runtime's order); see README "Level Zero (Intel GPUs)". */
+ * SYCL runtime's order); see docs/level-zero.md. */
 #ifndef DLX_ZE_ZE_H
 #define DLX_ZE_ZE_H
 

@@ -416,8 +416,8 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
 /* ---- DLPack import */
 
 /* Asks the driver which device owns the producer's pointer: the id a producer writes into a
- * kDLOneAPI device_id is often the SYCL global index (README), not ours, so the owner found here
- * wins; memory no context of ours knows gets id -1, which the import refuses. */
+ * kDLOneAPI device_id is often the SYCL global index (docs/level-zero.md), not ours, so the
+ * owner found here wins; memory no context of ours knows gets id -1, which the import refuses. */
 static void ze_refine_import(DLDevice *device, const void *data) {
   if (data == NULL) return; /* a zero-size tensor: nothing to read */
   device->device_id = dlx_ze_device_of_pointer(data, device->device_id);
