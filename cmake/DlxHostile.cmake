@@ -6,22 +6,24 @@
 #             ctest "tsan.<name>".
 # The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
 # normal suite already (tests/CMakeLists.txt).
-option(DLX_FUZZ "Build the libFuzzer DLPack import fuzzer (needs clang)" OFF)
-option(DLX_TSAN "Build the threaded C tests with ThreadSanitizer" OFF)
+# (The options are declared in the root CMakeLists.txt: under AUTO, CUDA is not built with them.)
+if((DLX_FUZZ OR DLX_TSAN) AND DLX_WITH_CUDA)
+  message(FATAL_ERROR "DLX_FUZZ and DLX_TSAN compile the library again with clang's sanitizers, "
+                      "which nvcc does not take: configure with DLX_CUDA=OFF (presets tsan, fuzz)")
+endif()
 
-set(DLX_ALL_SOURCES ${DLX_CORE_SOURCES} ${DLX_CPU_SOURCES} ${DLX_LUA_SOURCES}
-                    ${DLX_EMBEDDED_LUA_SOURCE})
-
-# An executable of `sources` plus the whole library, compiled and linked with `flags`.
+# An executable of `sources` plus the whole library (the sources, include directories and
+# definitions of dlx_objects), compiled and linked with `flags`.
 function(dlx_instrumented_executable name flags)
-  add_executable(${name} ${ARGN} ${DLX_ALL_SOURCES})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
-                                             ${PROJECT_SOURCE_DIR}/tests/c ${LUA_INCLUDE_DIR})
+  add_executable(${name} ${ARGN} $<TARGET_PROPERTY:dlx_objects,SOURCES>)
+  target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,INCLUDE_DIRECTORIES>
+                                             ${PROJECT_SOURCE_DIR}/tests/c)
+  target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,COMPILE_DEFINITIONS>)
   # The library runs single-threaded here: OpenMP pragmas are ignored (and not warned about).
   target_compile_options(${name} PRIVATE ${DLX_WARNINGS} -Wno-unknown-pragmas ${flags}
                                          -fno-omit-frame-pointer)
   target_link_options(${name} PRIVATE ${flags})
-  target_link_libraries(${name} PRIVATE ${LUA_LIBRARY} ${MATH_LIBRARY})
+  target_link_libraries(${name} PRIVATE Lua54::lua ${MATH_LIBRARY} ${CMAKE_DL_LIBS})
 endfunction()
 
 if(DLX_FUZZ)
