@@ -32,7 +32,8 @@ function(dlx_cuda_build)
   file(GLOB host_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.c)
   file(GLOB kernel_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
   target_sources(dlx_objects PRIVATE ${host_sources} ${kernel_sources})
-  set_target_properties(dlx_objects PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  set_target_properties(dlx_objects PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
+                                               CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
   target_link_libraries(dlx_objects PRIVATE CUDA::toolkit) # the runtime's headers
   # Warnings (as errors with DLX_WERROR) for the host side of the kernels. --threads 0: nvcc
   # compiles the three targets of a file in parallel (the reduction kernels take minutes of CPU
@@ -58,8 +59,8 @@ elseif(DLX_CUDA_MODE STREQUAL "AUTO" AND (DLX_SANITIZE OR DLX_TSAN OR DLX_FUZZ))
 else()
   dlx_cuda_find_toolkit(toolkit)
   if(toolkit)
-    # Before enable_language: every target of the project starts with these, and those that
-    # link dlx_objects are linked through CUDA's host linker.
+    # Before enable_language: the targets made from here on start with these (those that link
+    # dlx_objects link through CUDA's host linker); dlx_objects, made before, is given them.
     set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
     enable_language(CUDA)
     dlx_cuda_build()

@@ -33,6 +33,7 @@ if(DLX_FUZZ)
   dlx_instrumented_executable(fuzz_import "-fsanitize=fuzzer,address,undefined;-fno-sanitize-recover=all"
                               ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_import.c)
   # Every seed of the committed corpus once: a quick regression run inside ctest.
+  add_custom_target(fuzz_tests DEPENDS fuzz_import) # what the fuzz preset builds
   add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
   set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
@@ -40,9 +41,11 @@ endif()
 
 if(DLX_TSAN)
   file(GLOB DLX_THREAD_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/c/test_threads*.c)
+  add_custom_target(tsan_tests) # what the tsan preset builds
   foreach(test_source ${DLX_THREAD_TESTS})
     get_filename_component(test_name ${test_source} NAME_WE)
     dlx_instrumented_executable(${test_name}_tsan "-fsanitize=thread" ${test_source})
+    add_dependencies(tsan_tests ${test_name}_tsan)
     add_test(NAME tsan.${test_name} COMMAND ${test_name}_tsan)
     set_tests_properties(tsan.${test_name} PROPERTIES ENVIRONMENT
                          "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
