@@ -8,8 +8,8 @@ if(NOT DLX_LUA_INTERPRETER)
 endif()
 
 # ---- Sanitizer settings ---------------------------------------------------------------------
-# DLX_SANITIZER_ENV goes to every test registered here; .ci/run exports the same options for the
-# C tests of tests/. allocator_may_return_null: dlx reports a failed allocation as a MemoryError,
+# DLX_SANITIZER_ENV goes to every test registered here; the asan test preset (CMakePresets.json)
+# gives the same options to the C tests of tests/. allocator_may_return_null: dlx reports a failed allocation as a MemoryError,
 # and the specs check that with impossible sizes, which ASan would otherwise abort on. Leaks are
 # reported: busted and lua5.4 close their state on exit (os.exit(code, true)), so whatever is
 # still allocated then was lost.
