@@ -11,28 +11,20 @@
 #   CI=true .ci/hostile.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/common.sh # dlx_install_missing, dlx_build (CMakePresets.json)
 
 section() { printf '\n==== %s ====\n' "$*"; }
-jobs=$(nproc)
 fuzz_seconds=${FUZZ_SECONDS:-90}
 build=${DLX_BUILD_DIR:-build} # the Release build of scripts/test
-# The instrumented builds are CPU-only: they compile the core, the CPU backend and the binding
-# again, and only their own targets.
-cpu_only=(-DDLX_CUDA=OFF -DDLX_LEVEL_ZERO=OFF -DDLX_BUILD_HOST_LIBS=OFF -DDLX_WERROR=ON)
+# The instrumented builds (the presets tsan and fuzz) are CPU-only: they compile the core, the
+# CPU backend and the binding again, and only their own targets.
 
 section "hostile: dependencies (valgrind, python3-numpy)"
-if ! command -v valgrind >/dev/null || ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends valgrind python3-numpy
-fi
+dlx_install_missing ci interop # (after scripts/test and .ci/run's own, all there already)
 
 section "hostile: ThreadSanitizer build (clang, build-tsan) and the threaded tests"
-CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLX_TSAN=ON "${cpu_only[@]}" \
-  >/dev/null
-tsan_targets=$(cd tests/c && for f in test_threads*.c; do echo "${f%.c}_tsan"; done)
-# shellcheck disable=SC2086 # one target per word
-cmake --build build-tsan --parallel "$jobs" --target $tsan_targets
-ctest --test-dir build-tsan --output-on-failure -R '^tsan\.'
+dlx_build tsan
+ctest --preset tsan
 
 section "hostile: valgrind memcheck of the C tests ($build)"
 # Not the exhaustive kernel tests test_cpu_cast and test_cpu_reduce: their references compute in
@@ -52,10 +44,8 @@ DLX_PROPERTY_CASES=4000 DLX_PYTHON=/usr/bin/python3 lua5.4 "$(command -v busted)
   spec/property_spec.lua
 
 section "hostile: libFuzzer import fuzzer (clang, build-fuzz), ${fuzz_seconds} s"
-CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
-  -DDLX_FUZZ=ON "${cpu_only[@]}" >/dev/null
-cmake --build build-fuzz --parallel "$jobs" --target fuzz_import
-ctest --test-dir build-fuzz --output-on-failure -R '^fuzz\.'
+dlx_build fuzz
+ctest --preset fuzz
 mkdir -p build-fuzz/corpus
 # New inputs go to build-fuzz/corpus; tests/fuzz/corpus (the committed seeds) is only read.
 set +e

@@ -5,11 +5,12 @@
 # where the interop.python.numpy2 test looks for it (build/.venv-numpy2). Runs as root.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/common.sh # dlx_packages (scripts/debian-packages.txt)
 
 printf '\n==== %s ====\n' "interop peers (.ci/interop.sh: apt-get, pip in build/.venv-numpy2)"
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y --no-install-recommends \
-  python3 python3-numpy python3-torch python3-pytest python3-venv python3-pip libtorch-dev g++
+mapfile -t packages < <(dlx_packages interop)
+apt-get install -y --no-install-recommends "${packages[@]}"
 /usr/bin/python3 -c 'import sys, numpy, torch
 print("Python", sys.version.split()[0], "NumPy", numpy.__version__, "PyTorch", torch.__version__)'
 g++ --version | head -n1

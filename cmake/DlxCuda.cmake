@@ -1,13 +1,13 @@
-# The CUDA backend (src/cuda), after DLX_CUDA was checked by cmake/DlxBackends.cmake. Included at
-# the end of the root CMakeLists.txt, once every target exists.
+# The CUDA backend (src/cuda), DLX_CUDA = AUTO | ON | OFF: AUTO builds it when the CUDA toolkit
+# (nvcc) is found.
 #
 # - Host code is C11 (src/cuda/*.c, calling the CUDA runtime's C API); kernels are CUDA C++
 #   (src/cuda/*.cu), built for sm_80 and sm_90 plus PTX (compute_90) for newer GPUs.
-# - They form the object library dlx_cuda_objects, added to every target built from
-#   dlx_objects (the module, libdlx, the C tests), which also get DLX_WITH_CUDA (the list of
-#   backends, src/backends/builtin.c) and the static CUDA runtime: the module then loads on
-#   machines without libcudart, and on those without a driver or GPU it reports no CUDA device.
-# - Not with DLX_SANITIZE under AUTO: nvcc does not take the sanitizer flags, and ASan's shadow
+# - Both are sources of dlx_objects, which then carries DLX_WITH_CUDA (for the backend list in
+#   src/backends/builtin.c, and for tests/c/test_cuda.c) and the static CUDA runtime to every
+#   target that links it: the module loads on machines without libcudart, and on those without
+#   a driver or GPU it reports no CUDA device. No device link step is needed (no relocatable device code).
+# - Not in sanitizer builds under AUTO: nvcc does not take the sanitizer flags, and ASan's shadow
 #   memory collides with the CUDA driver's mappings.
 set(DLX_WITH_CUDA OFF)
 
@@ -27,86 +27,48 @@ function(dlx_cuda_find_toolkit out)
   endif()
 endfunction()
 
-# Every target of dir and its subdirectories built from dlx_objects' objects.
-function(dlx_cuda_consumers dir out)
-  set(found "")
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-  foreach(target ${targets})
-    get_target_property(sources ${target} SOURCES)
-    if(sources MATCHES "TARGET_OBJECTS:dlx_objects")
-      list(APPEND found ${target})
-    endif()
-  endforeach()
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(subdir ${subdirs})
-    dlx_cuda_consumers(${subdir} more)
-    list(APPEND found ${more})
-  endforeach()
-  set(${out} ${found} PARENT_SCOPE)
-endfunction()
-
 function(dlx_cuda_build)
   find_package(CUDAToolkit REQUIRED)
   file(GLOB host_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.c)
   file(GLOB kernel_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
-  add_library(dlx_cuda_objects OBJECT ${host_sources} ${kernel_sources})
-  set_target_properties(dlx_cuda_objects PROPERTIES CUDA_ARCHITECTURES "80-real;90-real;90-virtual"
-                                                    CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
-  target_include_directories(dlx_cuda_objects PRIVATE ${PROJECT_SOURCE_DIR}/include
-                                                      ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(dlx_cuda_objects PRIVATE CUDA::toolkit)
-  # Warnings (as errors with DLX_WERROR) for the C host code and the host side of the kernels.
-  # --threads 0: nvcc compiles the three targets of a file in parallel (the reduction kernels
-  # take minutes of CPU time, mostly CUB's instantiations).
-  target_compile_options(dlx_cuda_objects PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=0>)
-  set(cuda_warnings -Xcompiler=-Wall,-Wextra)
+  target_sources(dlx_objects PRIVATE ${host_sources} ${kernel_sources})
+  set_target_properties(dlx_objects PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
+                                               CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  target_link_libraries(dlx_objects PRIVATE CUDA::toolkit) # the runtime's headers
+  # Warnings (as errors with DLX_WERROR) for the host side of the kernels. --threads 0: nvcc
+  # compiles the three targets of a file in parallel (the reduction kernels take minutes of CPU
+  # time, mostly CUB's instantiations).
+  set(cuda_options --threads=0 -Xcompiler=-Wall,-Wextra)
   if(DLX_WERROR)
-    list(APPEND cuda_warnings -Xcompiler=-Werror --Werror=all-warnings)
+    list(APPEND cuda_options -Xcompiler=-Werror --Werror=all-warnings)
   endif()
-  target_compile_options(dlx_cuda_objects PRIVATE $<$<COMPILE_LANGUAGE:C>:${DLX_WARNINGS}>
-                                                  $<$<COMPILE_LANGUAGE:CUDA>:${cuda_warnings}>)
-
-  target_compile_definitions(dlx_objects PRIVATE DLX_WITH_CUDA)
-  dlx_cuda_consumers(${PROJECT_SOURCE_DIR} consumers)
-  foreach(target ${consumers})
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:dlx_cuda_objects>)
-    target_compile_definitions(${target} PRIVATE DLX_WITH_CUDA) # for tests/c/test_cuda.c
-    # Linked by the C compiler: no device link step is needed (no relocatable device code).
-    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C
-                                               CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
-    get_target_property(type ${target} TYPE)
-    if(type STREQUAL "STATIC_LIBRARY")
-      # Hosts linking the installed libdlx.a need the static runtime too (absolute path: the
-      # toolkit is not a dependency of dlx's CMake package).
-      target_link_libraries(${target} INTERFACE $<BUILD_INTERFACE:CUDA::cudart_static>
-                            $<INSTALL_INTERFACE:${CUDA_cudart_static_LIBRARY}> stdc++ dl rt pthread)
-    else()
-      target_link_libraries(${target} PRIVATE CUDA::cudart_static stdc++)
-    endif()
-  endforeach()
-  set(DLX_WITH_CUDA ON PARENT_SCOPE)
+  target_compile_options(dlx_objects PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${cuda_options}>")
+  target_compile_definitions(dlx_objects PUBLIC DLX_WITH_CUDA)
+  # The static runtime and what it needs; a host linking the installed libdlx.a names the
+  # runtime by its path (the toolkit is not a dependency of dlx's CMake package).
+  dlx_objects_link(BUILD CUDA::cudart_static stdc++
+                   INSTALLED ${CUDA_cudart_static_LIBRARY} stdc++ ${CMAKE_DL_LIBS} rt pthread)
 endfunction()
 
-# dlx-runner (tools/), before the targets are scanned: it is built from dlx_objects too.
-if(DLX_BUILD_TESTS)
-  add_subdirectory(${PROJECT_SOURCE_DIR}/tools ${PROJECT_BINARY_DIR}/tools)
-endif()
-
+dlx_auto_option(DLX_CUDA "Build the CUDA backend")
+set(what "CUDA backend")
 if(DLX_CUDA_MODE STREQUAL "OFF")
-  message(STATUS "dlx: CUDA backend: not built (DLX_CUDA=OFF)")
-elseif(DLX_SANITIZE AND DLX_CUDA_MODE STREQUAL "AUTO")
-  message(STATUS "dlx: CUDA backend: not built (DLX_SANITIZE; set DLX_CUDA=ON to force it)")
+  dlx_auto_option_skip(DLX_CUDA "${what}")
+elseif(DLX_CUDA_MODE STREQUAL "AUTO" AND (DLX_SANITIZE OR DLX_TSAN OR DLX_FUZZ))
+  dlx_auto_option_skip(DLX_CUDA "${what}" "a sanitizer build: DLX_CUDA=ON forces it")
 else()
   dlx_cuda_find_toolkit(toolkit)
   if(toolkit)
+    # Before enable_language: the targets made from here on start with these (those that link
+    # dlx_objects link through CUDA's host linker); dlx_objects, made before, is given them.
+    set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
     enable_language(CUDA)
     dlx_cuda_build()
+    set(DLX_WITH_CUDA ON)
     message(STATUS "dlx: CUDA backend: built with ${CMAKE_CUDA_COMPILER} "
                    "(${CMAKE_CUDA_COMPILER_VERSION}), sm_80 sm_90 + PTX, static runtime")
-  elseif(DLX_CUDA_MODE STREQUAL "ON")
-    message(FATAL_ERROR "DLX_CUDA=ON but no CUDA toolkit was found: install it, put nvcc on PATH "
-                        "or pass -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")
   else()
-    message(STATUS "dlx: CUDA backend: not built (no CUDA toolkit found; DLX_CUDA=AUTO)")
+    dlx_auto_option_skip(DLX_CUDA "${what}" "no CUDA toolkit found: install it, put nvcc on "
+                         "PATH or pass -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")
   endif()
 endif()

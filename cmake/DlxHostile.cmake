@@ -6,22 +6,24 @@
 #             ctest "tsan.<name>".
 # The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
 # normal suite already (tests/CMakeLists.txt).
-option(DLX_FUZZ "Build the libFuzzer DLPack import fuzzer (needs clang)" OFF)
-option(DLX_TSAN "Build the threaded C tests with ThreadSanitizer" OFF)
+# (The options are declared in the root CMakeLists.txt: under AUTO, CUDA is not built with them.)
+if((DLX_FUZZ OR DLX_TSAN) AND DLX_WITH_CUDA)
+  message(FATAL_ERROR "DLX_FUZZ and DLX_TSAN compile the library again with clang's sanitizers, "
+                      "which nvcc does not take: configure with DLX_CUDA=OFF (presets tsan, fuzz)")
+endif()
 
-set(DLX_ALL_SOURCES ${DLX_CORE_SOURCES} ${DLX_CPU_SOURCES} ${DLX_LUA_SOURCES}
-                    ${DLX_EMBEDDED_LUA_SOURCE})
-
-# An executable of `sources` plus the whole library, compiled and linked with `flags`.
+# An executable of `sources` plus the whole library (the sources, include directories and
+# definitions of dlx_objects), compiled and linked with `flags`.
 function(dlx_instrumented_executable name flags)
-  add_executable(${name} ${ARGN} ${DLX_ALL_SOURCES})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
-                                             ${PROJECT_SOURCE_DIR}/tests/c ${LUA_INCLUDE_DIR})
+  add_executable(${name} ${ARGN} $<TARGET_PROPERTY:dlx_objects,SOURCES>)
+  target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,INCLUDE_DIRECTORIES>
+                                             ${PROJECT_SOURCE_DIR}/tests/c)
+  target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,COMPILE_DEFINITIONS>)
   # The library runs single-threaded here: OpenMP pragmas are ignored (and not warned about).
   target_compile_options(${name} PRIVATE ${DLX_WARNINGS} -Wno-unknown-pragmas ${flags}
                                          -fno-omit-frame-pointer)
   target_link_options(${name} PRIVATE ${flags})
-  target_link_libraries(${name} PRIVATE ${LUA_LIBRARY} ${MATH_LIBRARY})
+  target_link_libraries(${name} PRIVATE Lua54::lua ${MATH_LIBRARY} ${CMAKE_DL_LIBS})
 endfunction()
 
 if(DLX_FUZZ)
@@ -31,6 +33,7 @@ if(DLX_FUZZ)
   dlx_instrumented_executable(fuzz_import "-fsanitize=fuzzer,address,undefined;-fno-sanitize-recover=all"
                               ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_import.c)
   # Every seed of the committed corpus once: a quick regression run inside ctest.
+  add_custom_target(fuzz_tests DEPENDS fuzz_import) # what the fuzz preset builds
   add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
   set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
@@ -38,9 +41,11 @@ endif()
 
 if(DLX_TSAN)
   file(GLOB DLX_THREAD_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/c/test_threads*.c)
+  add_custom_target(tsan_tests) # what the tsan preset builds
   foreach(test_source ${DLX_THREAD_TESTS})
     get_filename_component(test_name ${test_source} NAME_WE)
     dlx_instrumented_executable(${test_name}_tsan "-fsanitize=thread" ${test_source})
+    add_dependencies(tsan_tests ${test_name}_tsan)
     add_test(NAME tsan.${test_name} COMMAND ${test_name}_tsan)
     set_tests_properties(tsan.${test_name} PROPERTIES ENVIRONMENT
                          "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")

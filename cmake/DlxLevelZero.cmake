@@ -12,7 +12,8 @@
 # unoptimised: the driver's compiler optimises them, and llvm-spirv 14 cannot translate what
 # LLVM 14's optimiser makes of them (odd-width integers, freeze).
 #
-# Included from the root CMakeLists.txt after the targets exist; also run as a script
+# Included from the root CMakeLists.txt once dlx_objects exists, before the targets that link it
+# (its tests are in tests/CMakeLists.txt); also run as a script
 # (cmake -DDLX_ZE_SPIRV=... -DOUTPUT=... -P DlxLevelZero.cmake) to embed the SPIR-V.
 
 if(CMAKE_SCRIPT_MODE_FILE)
@@ -30,21 +31,11 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-set(DLX_LEVEL_ZERO AUTO CACHE STRING "Build the Level Zero backend: AUTO, ON or OFF")
-set_property(CACHE DLX_LEVEL_ZERO PROPERTY STRINGS AUTO ON OFF)
-string(TOUPPER "${DLX_LEVEL_ZERO}" dlx_ze_mode)
-if(dlx_ze_mode STREQUAL "" OR dlx_ze_mode STREQUAL "AUTO")
-  set(dlx_ze_mode AUTO)
-elseif(dlx_ze_mode MATCHES "^(ON|TRUE|YES|Y|1)$")
-  set(dlx_ze_mode ON)
-elseif(dlx_ze_mode MATCHES "^(OFF|FALSE|NO|N|0)$")
-  set(dlx_ze_mode OFF)
-else()
-  message(FATAL_ERROR "DLX_LEVEL_ZERO must be AUTO, ON or OFF (got '${DLX_LEVEL_ZERO}')")
-endif()
-
+dlx_auto_option(DLX_LEVEL_ZERO "Build the Level Zero backend")
 set(DLX_WITH_LEVEL_ZERO FALSE)
-if(NOT dlx_ze_mode STREQUAL "OFF")
+if(DLX_LEVEL_ZERO_MODE STREQUAL "OFF")
+  dlx_auto_option_skip(DLX_LEVEL_ZERO "Level Zero backend")
+else()
   find_path(DLX_ZE_INCLUDE_DIR level_zero/ze_api.h)
   find_program(DLX_ZE_CLANG NAMES clang-14 clang)
   find_program(DLX_ZE_LLVM_SPIRV NAMES llvm-spirv-14 llvm-spirv)
@@ -56,16 +47,11 @@ if(NOT dlx_ze_mode STREQUAL "OFF")
     endif()
   endforeach()
   if(missing)
-    set(why "not found: ${missing} (apt-get install libze-dev clang-14 llvm-spirv-14 spirv-tools)")
-    if(dlx_ze_mode STREQUAL "ON")
-      message(FATAL_ERROR "DLX_LEVEL_ZERO=ON: ${why}")
-    endif()
-    message(STATUS "dlx: Level Zero backend: not built (DLX_LEVEL_ZERO=AUTO; ${why})")
+    dlx_auto_option_skip(DLX_LEVEL_ZERO "Level Zero backend" "not found: ${missing} (apt-get "
+                         "install libze-dev clang-14 llvm-spirv-14 spirv-tools)")
   else()
     set(DLX_WITH_LEVEL_ZERO TRUE)
   endif()
-else()
-  message(STATUS "dlx: Level Zero backend: not built (DLX_LEVEL_ZERO=OFF)")
 endif()
 
 if(DLX_WITH_LEVEL_ZERO)
@@ -98,37 +84,9 @@ if(DLX_WITH_LEVEL_ZERO)
     VERBATIM)
   file(GLOB ze_sources CONFIGURE_DEPENDS ${ze_src}/*.c)
   target_sources(dlx_objects PRIVATE ${ze_sources} ${ze_bin}/dlx_ze_spirv.c)
-  target_compile_definitions(dlx_objects PRIVATE DLX_WITH_LEVEL_ZERO)
+  target_compile_definitions(dlx_objects PUBLIC DLX_WITH_LEVEL_ZERO)
   target_include_directories(dlx_objects PRIVATE ${DLX_ZE_INCLUDE_DIR})
-  # dlopen and pthreads are in glibc itself since 2.34; older systems need libdl.
-  if(CMAKE_DL_LIBS)
-    target_link_libraries(dlx_core PRIVATE ${CMAKE_DL_LIBS})
-  endif()
+  # The loader is opened with dlopen (in glibc itself since 2.34; older systems need libdl).
+  dlx_objects_link(BUILD ${CMAKE_DL_LIBS} INSTALLED ${CMAKE_DL_LIBS})
   message(STATUS "dlx: Level Zero backend: built (the loader is opened at run time)")
-
-  if(DLX_BUILD_TESTS)
-    add_subdirectory(${PROJECT_SOURCE_DIR}/tests/ze_driver ${PROJECT_BINARY_DIR}/tests/ze_driver)
-    add_subdirectory(${PROJECT_SOURCE_DIR}/tests/ze_kernels ${PROJECT_BINARY_DIR}/tests/ze_kernels)
-    # The oneapi specs on the test driver, behind the real loader with its validation layer, so
-    # that API misuse fails. DLX_REQUIRE_ONEAPI turns "no device" into a failure, not a skip.
-    if(DLX_BUSTED)
-      add_test(NAME busted.oneapi
-               COMMAND ${DLX_LUA_INTERPRETER} ${DLX_BUSTED} --ignore-lua
-                       --lpath=${PROJECT_SOURCE_DIR}/lua/?.lua\;${PROJECT_SOURCE_DIR}/lua/?/init.lua
-                       --cpath=${PROJECT_BINARY_DIR}/?.so -o plainTerminal --pattern=oneapi_
-                       ${PROJECT_SOURCE_DIR}/spec
-               WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-      set_tests_properties(busted.oneapi PROPERTIES ENVIRONMENT
-        "${DLX_LUA_TEST_ENV};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE:dlx_ze_test_driver>;ZE_ENABLE_VALIDATION_LAYER=1;ZE_ENABLE_PARAMETER_VALIDATION=1;DLX_REQUIRE_ONEAPI=1")
-      # The same with two drivers (two contexts): oneapi:2 and oneapi:3 belong to the second.
-      add_test(NAME busted.oneapi.two_drivers
-               COMMAND ${DLX_LUA_INTERPRETER} ${DLX_BUSTED} --ignore-lua
-                       --lpath=${PROJECT_SOURCE_DIR}/lua/?.lua\;${PROJECT_SOURCE_DIR}/lua/?/init.lua
-                       --cpath=${PROJECT_BINARY_DIR}/?.so -o plainTerminal --pattern=oneapi_
-                       ${PROJECT_SOURCE_DIR}/spec
-               WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-      set_tests_properties(busted.oneapi.two_drivers PROPERTIES ENVIRONMENT
-        "${DLX_LUA_TEST_ENV};ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE:dlx_ze_test_driver>,${PROJECT_BINARY_DIR}/libze_dlx_test_driver_2.so;ZE_ENABLE_VALIDATION_LAYER=1;ZE_ENABLE_PARAMETER_VALIDATION=1;DLX_REQUIRE_ONEAPI=1;DLX_REQUIRE_ONEAPI_DEVICES=4")
-    endif()
-  endif()
 endif()

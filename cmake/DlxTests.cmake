@@ -8,8 +8,8 @@ if(NOT DLX_LUA_INTERPRETER)
 endif()
 
 # ---- Sanitizer settings ---------------------------------------------------------------------
-# DLX_SANITIZER_ENV goes to every test registered here; .ci/run exports the same options for the
-# C tests of tests/. allocator_may_return_null: dlx reports a failed allocation as a MemoryError,
+# DLX_SANITIZER_ENV goes to every test registered here; the asan test preset (CMakePresets.json)
+# gives the same options to the C tests of tests/. allocator_may_return_null: dlx reports a failed allocation as a MemoryError,
 # and the specs check that with impossible sizes, which ASan would otherwise abort on. Leaks are
 # reported: busted and lua5.4 close their state on exit (os.exit(code, true)), so whatever is
 # still allocated then was lost.
@@ -55,7 +55,7 @@ if(DLX_BUSTED)
            WORKING_DIRECTORY ${src})
   set_tests_properties(busted PROPERTIES ENVIRONMENT "${DLX_LUA_TEST_ENV}")
 else()
-  message(WARNING "busted not found (apt-get install lua-busted): the specs are not registered")
+  message(STATUS "dlx: busted not found: the specs are not registered (apt-get install lua-busted)")
 endif()
 
 # ---- examples/tour.lua with lua5.4, against the Lua files and the module of this tree --------
@@ -117,6 +117,6 @@ if(legacy_ok)
   add_test(NAME c.test_abi_compat COMMAND test_abi_compat)
   set_tests_properties(c.test_abi_compat PROPERTIES ENVIRONMENT "${DLX_SANITIZER_ENV}")
 else()
-  message(WARNING "the 0.x dlpack/dlpack.h of libdlpack-dev was not found (apt-get install "
-                  "libdlpack-dev): the ABI compatibility test is not registered")
+  message(STATUS "dlx: the 0.x dlpack/dlpack.h of libdlpack-dev was not found: the ABI "
+                 "compatibility test is not registered (apt-get install libdlpack-dev)")
 endif()

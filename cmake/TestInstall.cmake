@@ -2,7 +2,10 @@
 #   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DWORK_DIR=... -DC_COMPILER=... [-DC_FLAGS=...]
 #         -DLUA=lua5.4 [-DLUA_PRELOAD=<asan runtime>] -P TestInstall.cmake
 # Installs BUILD_DIR into WORK_DIR/prefix and uses it the way a user would: examples/embed built
-# with find_package(dlx) and with pkg-config, and require "dlx" from the installed Lua module.
+# with find_package(dlx), with pkg-config against libdlx.so, and with `pkg-config --static`
+# against libdlx.a alone (whatever backends the build has: with CUDA, the static CUDA runtime
+# and the C++ runtime come from dlx.pc's Libs.private), and require "dlx" from the installed Lua
+# module.
 include(${CMAKE_CURRENT_LIST_DIR}/DlxScript.cmake)
 dlx_require_vars(TestInstall.cmake SOURCE_DIR BUILD_DIR WORK_DIR C_COMPILER LUA)
 
@@ -18,28 +21,45 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/embed -B ${WORK_DIR}/cmake-build
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
 run(${WORK_DIR}/cmake-build/dlx_embed ${script})
 
-# pkg-config --cflags --libs dlx
+# pkg-config --cflags --libs dlx (libdlx.so), then pkg-config --static --cflags --libs dlx against
+# a copy of the prefix without libdlx.so, so that -ldlx can only be libdlx.a.
 find_program(PKG_CONFIG pkg-config)
-if(PKG_CONFIG)
-  file(GLOB_RECURSE pc_files ${prefix}/dlx.pc)
+if(NOT PKG_CONFIG)
+  message(FATAL_ERROR "pkg-config not found (apt-get install pkg-config): dlx.pc is not checked")
+endif()
+separate_arguments(c_flags UNIX_COMMAND "${C_FLAGS}")
+
+# Builds examples/embed as `exe` with the flags of `pkg-config <pc_args> dlx` from the prefix
+# `root`, and runs it.
+function(embed_with_pkg_config root exe)
+  file(GLOB_RECURSE pc_files ${root}/dlx.pc)
   list(GET pc_files 0 pc_file)
   get_filename_component(pc_dir ${pc_file} DIRECTORY)
-  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
-  execute_process(COMMAND ${PKG_CONFIG} --cflags --libs dlx OUTPUT_VARIABLE pc_flags
-                  RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "pkg-config --cflags --libs dlx failed")
-  endif()
-  message(STATUS "pkg-config --cflags --libs dlx: ${pc_flags}")
-  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
-  separate_arguments(c_flags UNIX_COMMAND "${C_FLAGS}")
   get_filename_component(libdir ${pc_dir} DIRECTORY)
-  run(${C_COMPILER} -std=c11 ${c_flags} ${SOURCE_DIR}/examples/embed/embed.c -o
-      ${WORK_DIR}/embed-pkgconfig ${pc_flags} -Wl,-rpath,${libdir})
-  run(${WORK_DIR}/embed-pkgconfig ${script})
-else()
-  message(STATUS "pkg-config not found: dlx.pc not checked")
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+  execute_process(COMMAND ${PKG_CONFIG} ${ARGN} dlx OUTPUT_VARIABLE pc_flags
+                  RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(JOIN " " pc_args ${ARGN})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config ${pc_args} dlx failed")
+  endif()
+  message(STATUS "pkg-config ${pc_args} dlx: ${pc_flags}")
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  run(${C_COMPILER} -std=c11 ${c_flags} ${SOURCE_DIR}/examples/embed/embed.c -o ${exe}
+      ${pc_flags} -Wl,-rpath,${libdir})
+  run(${exe} ${script})
+endfunction()
+
+embed_with_pkg_config(${prefix} ${WORK_DIR}/embed-pkgconfig --cflags --libs)
+
+set(static_prefix ${WORK_DIR}/prefix-static)
+file(COPY ${prefix}/ DESTINATION ${static_prefix})
+file(GLOB_RECURSE shared_libdlx ${static_prefix}/libdlx.so*)
+if(NOT shared_libdlx)
+  message(FATAL_ERROR "no libdlx.so under ${static_prefix}")
 endif()
+file(REMOVE ${shared_libdlx})
+embed_with_pkg_config(${static_prefix} ${WORK_DIR}/embed-static --static --cflags --libs)
 
 # The installed module and Lua files (lib/lua/5.4/dlx/core.so, share/lua/5.4/dlx/*.lua).
 set(env "")

@@ -29,6 +29,7 @@
 extern "C" {
 #endif
 
+/* dlx's version, written only here: CMake and scripts/dist read it from this line. */
 #define DLX_VERSION_STRING "0.1.0"
 
 /* The C module behind require "dlx.core" (what LuaRocks installs as dlx/core.so). */

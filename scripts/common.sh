@@ -1,17 +1,25 @@
-# Shared by scripts/tour and scripts/test (sourced, not run).
+# Shared by scripts/tour, scripts/test, scripts/bench and .ci/* (sourced, not run).
 
-# The Debian 12 packages that building, testing and CI need.
-DLX_PACKAGES=(cmake gcc make pkg-config lua5.4 liblua5.4-dev lua-busted luarocks lua-check
-  libdlpack-dev clang-format
-  python3 python3-numpy python3-torch python3-pytest python3-venv libtorch-dev g++ # interop
-  libze1 libze-dev clang-14 llvm-spirv-14 spirv-tools pocl-opencl-icd ocl-icd-opencl-dev
-  opencl-headers) # Level Zero: loader + validation layer, SPIR-V compiler and checker, PoCL
+DLX_PACKAGE_LIST="$(dirname "${BASH_SOURCE[0]}")/debian-packages.txt"
 
-# Installs the packages of DLX_PACKAGES (and any given as arguments) that are missing, with
-# apt-get, through sudo unless running as root.
+# Prints the Debian packages of the given groups of scripts/debian-packages.txt, one a line.
+dlx_packages() {
+  local group
+  for group in "$@"; do
+    if ! grep -q "^$group:" "$DLX_PACKAGE_LIST"; then
+      echo "error: no package group '$group' in $DLX_PACKAGE_LIST" >&2
+      return 1
+    fi
+    sed -n "s/^$group:[[:space:]]*//p" "$DLX_PACKAGE_LIST" | tr -s ' \t' '\n'
+  done
+}
+
+# Installs the packages of the given groups that are missing, with apt-get, through sudo unless
+# running as root.
 dlx_install_missing() {
-  local missing=() pkg
-  for pkg in "${DLX_PACKAGES[@]}" "$@"; do
+  local packages=() missing=() pkg
+  mapfile -t packages < <(dlx_packages "$@")
+  for pkg in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
       missing+=("$pkg")
     fi
@@ -33,8 +41,17 @@ dlx_install_missing() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 }
 
-# Configures and builds build/ (Release, warnings as errors).
+# Configures and builds a CMake preset (CMakePresets.json) with every core; more arguments go
+# to the build (--target dlx_core).
 dlx_build() {
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDLX_WERROR=ON
-  cmake --build build --parallel "$(nproc)"
+  local preset=$1
+  shift
+  cmake --preset "$preset"
+  cmake --build --preset "$preset" --parallel "$(nproc)" "$@"
+}
+
+# The version of dlx: the DLX_VERSION_STRING line of include/dlx.h.
+dlx_version() {
+  sed -n 's/^#define DLX_VERSION_STRING "\(.*\)"$/\1/p' \
+    "$(dirname "${BASH_SOURCE[0]}")/../include/dlx.h"
 }

@@ -13,6 +13,4 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 
-#define DLX_VERSION "0.1.0"
-
 #endif

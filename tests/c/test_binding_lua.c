@@ -31,7 +31,8 @@ static const struct lua_case {
   const char *name;
   const char *chunk;
 } cases[] = {
-    {"module table", "assert(core.version == '0.1.0' and same(core.DLPACK_VERSION, {1, 3}))\n"
+    {"module table", "assert(core.version == '" DLX_VERSION_STRING "')\n"
+                     "assert(same(core.DLPACK_VERSION, {1, 3}))\n"
                      "assert(core.DLDeviceType.kDLCPU == 1 and core.DLDeviceType.kDLOneAPI == 14)\n"
                      "assert(core.DLDeviceType.kDLTrn == 18 and core.DLDataTypeCode.kDLBool == 6)\n"
                      "assert(core.DLDataTypeCode.kDLFloat4_e2m1fn == 17)\n"
