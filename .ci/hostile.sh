@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile input and hard lifetimes (issue 5), after .ci/run's ASan + UBSan + LSan suite, which
+# Hostile input and hard lifetimes, after .ci/run's ASan + UBSan + LSan suite, which
 # already runs tests/c/test_alloc_fail, test_lifetime, test_threads and spec/stress_spec.lua and
 # spec/property_spec.lua:
 #   1. ThreadSanitizer: the threaded C tests built with -fsanitize=thread (build-tsan).
@@ -7,7 +7,7 @@
 #   3. The property specs against NumPy (python3-numpy), with more cases.
 #   4. The libFuzzer import fuzzer (build-fuzz): the committed corpus, then FUZZ_SECONDS (90)
 #      of new inputs; the executions that ran clean are printed.
-# About 5 minutes on 2 cores. Run it alone (as root on Debian 12, after scripts/test):
+# Run it alone (as root on Debian 12, after scripts/test):
 #   CI=true .ci/hostile.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for the Level Zero backend (issue 7), called from .ci/run. No Intel GPU is needed:
+# CI for the Level Zero backend, called from .ci/run. No Intel GPU is needed:
 #   - the kernels are compiled to SPIR-V by the build (clang-14, llvm-spirv-14) and checked with
 #     spirv-val, then checked again here;
 #   - the oneapi specs run on the test driver (tests/ze_driver) through the real loader with its
