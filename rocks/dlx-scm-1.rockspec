@@ -2,6 +2,7 @@
 --   luarocks --lua-version=5.4 --tree=T make rocks/dlx-scm-1.rockspec [DLX_CUDA=OFF]
 -- (luarocks make does not look in rocks/ by itself: give the path.) Installs dlx/core.so into
 -- T/lib/lua/5.4 and lua/dlx/*.lua into T/share/lua/5.4.
+-- The release rockspec beside it is written from this file by scripts/dist: edit this one.
 rockspec_format = "3.0"
 package = "dlx"
 version = "scm-1"

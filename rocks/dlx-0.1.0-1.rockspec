@@ -1,0 +1,58 @@
+-- Written by scripts/dist from rocks/dlx-scm-1.rockspec and DLX_VERSION_STRING in
+-- include/dlx.h: edit those, then run scripts/dist (CI checks that this file is its output).
+rockspec_format = "3.0"
+package = "dlx"
+version = "0.1.0-1"
+
+source = {
+  url = "https://github.com/dlx-lua/dlx/releases/download/v0.1.0/dlx-0.1.0.tar.gz",
+  dir = "dlx-0.1.0",
+}
+
+description = {
+  summary = "Tensors and DLPack for Lua 5.4",
+  detailed = [[
+dlx gives Lua 5.4 scripts real tensors (views, copies, casts, reductions in C) and speaks
+DLPack, so host applications and other libraries exchange tensors with Lua scripts without
+copying. This release runs on the CPU; the CUDA and Level Zero backends are build options
+(DLX_CUDA, DLX_LEVEL_ZERO = AUTO | ON | OFF) for the releases that add them.
+]],
+  labels = { "tensor", "dlpack", "array", "numeric" },
+  license = "MIT",
+}
+
+dependencies = {
+  "lua >= 5.4, < 5.5",
+}
+
+build = {
+  type = "cmake",
+  -- LuaRocks' cmake backend sets no prefix, build type or Lua paths itself. LIBDIR and LUADIR
+  -- are where the module and the Lua files go. DLX_CUDA and DLX_LEVEL_ZERO come from the
+  -- command line (`luarocks make ... DLX_CUDA=OFF`); unset, LuaRocks warns about an unmatched
+  -- variable and passes an empty string, which CMake reads as AUTO.
+  variables = {
+    CMAKE_BUILD_TYPE = "Release",
+    CMAKE_INSTALL_PREFIX = "$(PREFIX)",
+    LUA_INCDIR = "$(LUA_INCDIR)",
+    LIBDIR = "$(LIBDIR)",
+    LUADIR = "$(LUADIR)",
+    DLX_CUDA = "$(DLX_CUDA)",
+    DLX_LEVEL_ZERO = "$(DLX_LEVEL_ZERO)",
+    -- Only the module and the Lua files: no tests, and no libdlx for hosts (which would need
+    -- liblua5.4.so, and is what `cmake --install` is for).
+    DLX_BUILD_TESTS = "OFF",
+    DLX_BUILD_HOST_LIBS = "OFF",
+  },
+}
+
+test = {
+  -- `luarocks test` after `luarocks make`: the specs against the module in build.luarocks/,
+  -- plus the specs' own producer module (tests/testprod), built there first. (type = "busted"
+  -- would insist on a busted rock; Debian's lua-busted must be run by lua5.4 explicitly.)
+  type = "command",
+  command = "cmake -S . -B build.luarocks -DDLX_BUILD_TESTS=ON"
+    .. " && cmake --build build.luarocks --target testprod"
+    .. " && lua5.4 /usr/bin/busted --ignore-lua --lpath='./lua/?.lua;./lua/?/init.lua'"
+    .. " --cpath='./build.luarocks/?.so' -o plainTerminal spec",
+}
