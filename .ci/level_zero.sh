@@ -27,7 +27,7 @@ echo "validation layer: $layer"
 spirv-val --target-env opencl2.2 "$spv"
 echo "spirv-val: $spv is valid ($(stat -c %s "$spv") bytes)"
 # The reductions' sub-group step (shuffles) is in the module; PoCL cannot run it (no sub-groups),
-# tests/ze_kernels/intel_opencl_rt.sh does, by hand (see the README).
+# .ci/intel_opencl.sh does, on Intel's CPU OpenCL runtime.
 module=$(spirv-dis "$spv")
 grep -q 'OpCapability SubgroupShuffleINTEL' <<<"$module" || { echo "no sub-group shuffles in $spv" >&2; exit 1; }
 echo "sub-group step: $(grep -c 'OpSubgroupShuffleXorINTEL' <<<"$module") shuffles in the module"
