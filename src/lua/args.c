@@ -126,3 +126,77 @@ uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim) {
   }
   return mask;
 }
+
+/* ---- options tables */
+
+/* The optimal string alignment distance of a and b (edits, swaps of neighbours included), or a
+ * large number for long names. */
+static int edit_distance(const char *a, const char *b) {
+  enum { MAX = 32 };
+  int d[MAX + 1][MAX + 1];
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > MAX || lb > MAX) return MAX;
+  for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    for (size_t j = 1; j <= lb; j++) {
+      int cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  }
+  return d[la][lb];
+}
+
+static bool is_known(const char *key, const char *const *known) {
+  for (; *known != NULL; known++)
+    if (strcmp(key, *known) == 0) return true;
+  return false;
+}
+
+/* Raises the TypeError for the unknown key at the top of the stack. */
+static int unknown_option(lua_State *L, const char *fname, const char *const *known) {
+  char names[160], hint[64] = "";
+  const char *key, *closest = NULL;
+  size_t used = 0;
+  int best = 3; /* suggest names at most two edits away */
+  names[0] = '\0';
+  for (const char *const *k = known; *k != NULL && used < sizeof names; k++)
+    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k == known ? "" : ", ", *k);
+  if (lua_type(L, -1) != LUA_TSTRING)
+    return dlxl_error(L, DLX_TYPE_ERROR, "%s: unknown option [%s] (options are %s)", fname,
+                      luaL_tolstring(L, -1, NULL), names);
+  key = lua_tostring(L, -1);
+  for (const char *const *k = known; *k != NULL; k++) {
+    int distance = edit_distance(key, *k);
+    if (distance < best) {
+      best = distance;
+      closest = *k;
+    }
+  }
+  if (closest != NULL) snprintf(hint, sizeof hint, "; did you mean '%s'?", closest);
+  return dlxl_error(L, DLX_TYPE_ERROR, "%s: unknown option '%s'%s (options are %s)", fname, key,
+                    hint, names);
+}
+
+void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
+                       int found) {
+  int entries = 0;
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    lua_pop(L, 1);
+    entries++;
+  }
+  if (entries == found) return; /* every entry is a known key that was read */
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING || !is_known(lua_tostring(L, -1), known))
+      unknown_option(L, fname, known);
+  }
+}

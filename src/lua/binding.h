@@ -54,6 +54,13 @@ int32_t dlxl_checkdim(lua_State *L, int idx, int32_t ndim);
 /* A dim or a list of dims, as a 0-based bitmask; nil gives all dims. Duplicates are errors. */
 uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim);
 
+/* An options table at idx of function fname, once its known keys (a NULL-terminated list) were
+ * read: found is how many of them held a value. Any other key is a TypeError naming it, as
+ * Python rejects an unknown keyword; the check counts the entries, and looks for the culprit
+ * only when the count differs. */
+void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
+                       int found);
+
 /* ---- device.c */
 void dlxl_open_device(lua_State *L);
 void dlxl_pushdevice(lua_State *L, DLDevice device);
@@ -61,11 +68,25 @@ void dlxl_pushdevice(lua_State *L, DLDevice device);
 DLDevice dlxl_checkdevice(lua_State *L, int idx);
 /* The same, without the availability check. */
 DLDevice dlxl_parsedevice(lua_State *L, int idx);
+/* This state's default device: DLX_DEVICE (a comma-separated list of specs, the first available
+ * wins), else the best available (cuda:0, oneapi:0, cpu); chosen on first use. */
+DLDevice dlxl_default_device(lua_State *L);
 /* A kind of USM: nil (the device's default), "device", "host" or "shared"; ValueError else. */
 dlx_memory dlxl_checkmemory(lua_State *L, int idx);
 /* The kind of memory t lives in, by its USM name; nil on devices with one kind. */
 void dlxl_pushmemory(lua_State *L, const dlx_tensor *t);
 extern const luaL_Reg dlxl_device_funcs[];
+
+/* ---- create.c */
+/* Where a new tensor goes, from an options table {dtype =, device =, usm =}. */
+typedef struct dlxl_placement {
+  int dtype; /* a dlx_dtype, or -1 when not given */
+  DLDevice device;
+  dlx_memory memory;
+} dlxl_placement;
+/* Reads the options table (or nil) at idx of the function fname; the device defaults to the
+ * state's default device. */
+void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placement *out);
 
 /* ---- tensor.c: the userdata life cycle */
 void dlxl_open_tensor(lua_State *L);
@@ -81,6 +102,8 @@ void dlxl_gcdebt(lua_State *L, int64_t nbytes);
 /* ---- values.c: Lua values <-> dlx_scalar and nested tables */
 void dlxl_checkscalar(lua_State *L, int idx, dlx_scalar *out);
 void dlxl_pushscalar(lua_State *L, const dlx_scalar *value);
+/* Pushes a tensor from the nested Lua data at idx (dlx.tensor); dtype -1 infers it. */
+void dlxl_pushdata(lua_State *L, int idx, int dtype, DLDevice device, dlx_memory memory);
 /* The dtype dlx.tensor and dlx.full infer for values of this kind. */
 dlx_dtype dlxl_default_dtype(dlx_kind kind);
 /* A writable pointer to the first element of a fresh host tensor. */
@@ -121,5 +144,10 @@ extern const luaL_Reg dlxl_view_methods[];   /* views.c */
 extern const luaL_Reg dlxl_copy_methods[];   /* copies.c */
 extern const luaL_Reg dlxl_reduce_methods[]; /* reductions.c */
 extern const luaL_Reg dlxl_dlpack_methods[]; /* dlpack.c; capi.c has the host C API */
+extern const luaL_Reg dlxl_dlpack_funcs[];   /* dlpack.c: consumer(request) -> from_dlpack */
+extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with options tables */
+/* copies.c: pushes a C-contiguous copy of t as dtype on device, in the kind of memory t is in when
+ * the device is t's. */
+int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);
 
 #endif

@@ -15,7 +15,7 @@ static int push_clone_in(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLD
 }
 
 /* The same in the kind of memory t is in (a clone of a shared USM tensor is shared too). */
-static int push_clone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
+int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
   dlx_memory memory =
       dlx_device_equal(device, dlx_tensor_device(t)) ? dlx_tensor_memory(t) : DLX_MEMORY_DEFAULT;
   return push_clone_in(L, t, dtype, device, memory);
@@ -23,20 +23,20 @@ static int push_clone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevi
 
 static int tensor_clone(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
-  return push_clone(L, t, t->dtype, dlx_tensor_device(t));
+  return dlxl_pushclone(L, t, t->dtype, dlx_tensor_device(t));
 }
 
 /* t:contiguous(): t itself when it is already C-contiguous. */
 static int tensor_contiguous(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
-  if (!dlx_tensor_is_contiguous(t)) return push_clone(L, t, t->dtype, dlx_tensor_device(t));
+  if (!dlx_tensor_is_contiguous(t)) return dlxl_pushclone(L, t, t->dtype, dlx_tensor_device(t));
   lua_settop(L, 1);
   return 1;
 }
 
 static int tensor_astype(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
-  return push_clone(L, t, dlxl_checkdtype(L, 2, -1), dlx_tensor_device(t));
+  return dlxl_pushclone(L, t, dlxl_checkdtype(L, 2, -1), dlx_tensor_device(t));
 }
 
 /* The request of t:to(...): a dtype name, a device spec, or opts {dtype =, device =, usm =,
@@ -49,15 +49,18 @@ typedef struct target {
 } target;
 
 static void read_opts(lua_State *L, int idx, target *to) {
-  lua_getfield(L, idx, "dtype");
+  static const char *const known[] = {"dtype", "device", "usm", "copy", NULL};
+  int found = 0;
+  found += lua_getfield(L, idx, "dtype") != LUA_TNIL;
   to->dtype = dlxl_checkdtype(L, -1, (int)to->dtype);
-  lua_getfield(L, idx, "device");
+  found += lua_getfield(L, idx, "device") != LUA_TNIL;
   if (!lua_isnil(L, -1)) to->device = dlxl_checkdevice(L, -1);
-  lua_getfield(L, idx, "usm");
+  found += lua_getfield(L, idx, "usm") != LUA_TNIL;
   to->memory = dlxl_checkmemory(L, -1);
-  lua_getfield(L, idx, "copy");
+  found += lua_getfield(L, idx, "copy") != LUA_TNIL;
   to->copy = dlxl_optboolean(L, -1, "copy");
   lua_pop(L, 4);
+  dlxl_checkoptions(L, idx, "to", known, found);
 }
 
 static void read_target(lua_State *L, int idx, target *to) {
@@ -98,7 +101,7 @@ static int tensor_to(lua_State *L) {
   same = to.dtype == t->dtype && dlx_device_equal(to.device, dlx_tensor_device(t)) &&
          (to.memory == DLX_MEMORY_DEFAULT || to.memory == dlx_tensor_memory(t));
   if (to.copy || !same) {
-    if (to.memory == DLX_MEMORY_DEFAULT) return push_clone(L, t, to.dtype, to.device);
+    if (to.memory == DLX_MEMORY_DEFAULT) return dlxl_pushclone(L, t, to.dtype, to.device);
     return push_clone_in(L, t, to.dtype, to.device, to.memory);
   }
   lua_settop(L, 1);

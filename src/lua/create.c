@@ -1,7 +1,8 @@
-/* create.c -- dlx.core.empty, zeros, ones, full and arange. The Lua layer resolves the options
- * and always passes every argument; a nil dtype is float32 for empty, zeros and ones, and is
- * inferred from the values for full and arange. The last argument, usm, picks the kind of
- * memory of oneapi tensors (nil: device memory). */
+/* create.c -- creation: dlx.empty, zeros, ones, full, arange and tensor, which take an options
+ * table {dtype =, device =, usm =} (the device defaults to the state's default device), and the
+ * positional forms of dlx.core (core.empty(shape, dtype, device, usm), ...) that C tests use. A
+ * missing dtype is float32 for empty, zeros and ones, and is inferred from the values for full,
+ * arange and tensor. usm picks the kind of memory of oneapi tensors (nil: device memory). */
 #include <math.h>
 
 #include "lua/binding.h"
@@ -32,32 +33,119 @@ static int push_full(lua_State *L, int shape_idx, const dlx_scalar *value, dlx_d
   return 1;
 }
 
-static int core_empty(lua_State *L) {
-  dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  dlx_tensor *out = push_empty(L, 1, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
+void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placement *out) {
+  static const char *const known[] = {"dtype", "device", "usm", NULL};
+  int found = 0;
+  out->dtype = -1;
+  out->memory = DLX_MEMORY_DEFAULT;
+  if (idx == 0 || lua_isnoneornil(L, idx)) { /* 0: no options argument at all */
+    out->device = dlxl_default_device(L);
+    return;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE)
+    dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {dtype =, device =, usm =}, not a %s",
+               fname, dlxl_typename(L, idx));
+  if (lua_getfield(L, idx, "dtype") != LUA_TNIL) {
+    found++;
+    out->dtype = (int)dlxl_checkdtype(L, -1, -1);
+  }
+  if (lua_getfield(L, idx, "device") != LUA_TNIL) {
+    found++;
+    out->device = dlxl_checkdevice(L, -1);
+  } else {
+    out->device = dlxl_default_device(L);
+  }
+  if (lua_getfield(L, idx, "usm") != LUA_TNIL) {
+    found++;
+    out->memory = dlxl_checkmemory(L, -1);
+  }
+  lua_pop(L, 3);
+  dlxl_checkoptions(L, idx, fname, known, found);
+}
+
+/* The placement from the positional arguments dtype, device and usm at idx, idx + 1, idx + 2. */
+static void positional_placement(lua_State *L, int idx, dlxl_placement *out) {
+  out->dtype = lua_isnoneornil(L, idx) ? -1 : (int)dlxl_checkdtype(L, idx, -1);
+  out->device = dlxl_checkdevice(L, idx + 1);
+  out->memory = dlxl_checkmemory(L, idx + 2);
+}
+
+static dlx_dtype dtype_or(const dlxl_placement *p, dlx_dtype def) {
+  return p->dtype >= 0 ? (dlx_dtype)p->dtype : def;
+}
+
+static int make_empty(lua_State *L, const dlxl_placement *p) {
+  dlx_tensor *out = push_empty(L, 1, dtype_or(p, DLX_FLOAT32), p->device, p->memory);
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }
 
+static int make_filled(lua_State *L, const dlxl_placement *p, lua_Integer value) {
+  dlx_scalar fill = {.kind = DLX_KIND_INT, .v.i = value};
+  return push_full(L, 1, &fill, dtype_or(p, DLX_FLOAT32), p->device, p->memory);
+}
+
+/* dlx.empty(shape[, opts]), dlx.zeros, dlx.ones */
+static int api_empty(lua_State *L) {
+  dlxl_placement p;
+  dlxl_checkplacement(L, 2, "empty", &p);
+  return make_empty(L, &p);
+}
+
+static int api_zeros(lua_State *L) {
+  dlxl_placement p;
+  dlxl_checkplacement(L, 2, "zeros", &p);
+  return make_filled(L, &p, 0);
+}
+
+static int api_ones(lua_State *L) {
+  dlxl_placement p;
+  dlxl_checkplacement(L, 2, "ones", &p);
+  return make_filled(L, &p, 1);
+}
+
+/* dlx.full(shape, value[, opts]): the dtype defaults to the value's, like dlx.tensor. */
+static int api_full(lua_State *L) {
+  dlxl_placement p;
+  dlx_scalar value;
+  dlxl_checkplacement(L, 3, "full", &p);
+  dlxl_checkscalar(L, 2, &value);
+  return push_full(L, 1, &value, dtype_or(&p, dlxl_default_dtype(value.kind)), p.device, p.memory);
+}
+
+/* dlx.tensor(data[, opts]) */
+static int api_tensor(lua_State *L) {
+  dlxl_placement p;
+  dlxl_checkplacement(L, 2, "tensor", &p);
+  dlxl_pushdata(L, 1, p.dtype, p.device, p.memory);
+  return 1;
+}
+
+static int core_empty(lua_State *L) {
+  dlxl_placement p;
+  positional_placement(L, 2, &p);
+  return make_empty(L, &p);
+}
+
 static int core_zeros(lua_State *L) {
-  dlx_scalar zero = {.kind = DLX_KIND_INT, .v.i = 0};
-  dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  return push_full(L, 1, &zero, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
+  dlxl_placement p;
+  positional_placement(L, 2, &p);
+  return make_filled(L, &p, 0);
 }
 
 static int core_ones(lua_State *L) {
-  dlx_scalar one = {.kind = DLX_KIND_INT, .v.i = 1};
-  dlx_dtype dtype = dlxl_checkdtype(L, 2, DLX_FLOAT32);
-  return push_full(L, 1, &one, dtype, dlxl_checkdevice(L, 3), dlxl_checkmemory(L, 4));
+  dlxl_placement p;
+  positional_placement(L, 2, &p);
+  return make_filled(L, &p, 1);
 }
 
 /* full(shape, value, dtype, device, usm): dtype nil is inferred from value, like dlx.tensor. */
 static int core_full(lua_State *L) {
   dlx_scalar value;
-  dlx_dtype dtype;
+  dlxl_placement p;
   dlxl_checkscalar(L, 2, &value);
-  dtype = dlxl_checkdtype(L, 3, dlxl_default_dtype(value.kind));
-  return push_full(L, 1, &value, dtype, dlxl_checkdevice(L, 4), dlxl_checkmemory(L, 5));
+  positional_placement(L, 3, &p);
+  return push_full(L, 1, &value, dtype_or(&p, dlxl_default_dtype(value.kind)), p.device, p.memory);
 }
 
 /* ---- arange */
@@ -107,36 +195,70 @@ static double checknumber(lua_State *L, int idx, const char *what) {
   return (double)lua_tonumber(L, idx);
 }
 
-/* arange(start, stop, step, dtype, device, usm): int64 when start, stop and step are all integers,
- * else float32; the values are made on the host in int64 or float64, then cast. */
-static int core_arange(lua_State *L) {
-  DLDevice cpu = {kDLCPU, 0}, device;
-  dlx_memory memory;
-  double start = checknumber(L, 1, "start"), stop = checknumber(L, 2, "stop");
-  double step = checknumber(L, 3, "step");
-  bool integers = lua_isinteger(L, 1) && lua_isinteger(L, 2) && lua_isinteger(L, 3);
-  dlx_dtype dtype = dlxl_checkdtype(L, 4, integers ? DLX_INT64 : DLX_FLOAT32);
+/* The range of the numbers at start, start + 1, start + 2 (start, stop, step): int64 when all
+ * three are integers, else float32; the values are made on the host in int64 or float64, then
+ * cast. */
+static int push_arange(lua_State *L, int start, const dlxl_placement *p) {
+  DLDevice cpu = {kDLCPU, 0};
+  double first = checknumber(L, start, "start"), stop = checknumber(L, start + 1, "stop");
+  double step = checknumber(L, start + 2, "step");
+  bool integers =
+      lua_isinteger(L, start) && lua_isinteger(L, start + 1) && lua_isinteger(L, start + 2);
+  dlx_dtype dtype = dtype_or(p, integers ? DLX_INT64 : DLX_FLOAT32);
   dlx_tensor *host;
   int64_t length;
-  lua_settop(L, 6);
-  device = dlxl_checkdevice(L, 5);
-  memory = dlxl_checkmemory(L, 6);
   if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "arange step must not be 0");
   if (integers)
-    length = integer_length(L, lua_tointeger(L, 1), lua_tointeger(L, 2), lua_tointeger(L, 3));
+    length = integer_length(L, lua_tointeger(L, start), lua_tointeger(L, start + 1),
+                            lua_tointeger(L, start + 2));
   else
-    length = checklength(L, ceil((stop - start) / step));
+    length = checklength(L, ceil((stop - first) / step));
   lua_pushinteger(L, length);
   host = push_empty(L, -1, integers ? DLX_INT64 : DLX_FLOAT64, cpu, DLX_MEMORY_DEFAULT);
   if (integers)
-    fill_integers(host, lua_tointeger(L, 1), lua_tointeger(L, 3));
+    fill_integers(host, lua_tointeger(L, start), lua_tointeger(L, start + 2));
   else
-    fill_floats(host, start, step);
-  dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
+    fill_floats(host, first, step);
+  dlxl_pushconverted(L, lua_gettop(L), dtype, p->device, p->memory);
   return 1;
+}
+
+/* arange(start, stop, step, dtype, device, usm) */
+static int core_arange(lua_State *L) {
+  dlxl_placement p;
+  lua_settop(L, 6);
+  positional_placement(L, 4, &p);
+  return push_arange(L, 1, &p);
+}
+
+/* dlx.arange([start,] stop[, step][, opts]): NumPy's half-open range; a trailing table is opts. */
+static int api_arange(lua_State *L) {
+  dlxl_placement p;
+  int n = lua_gettop(L), opts = 0;
+  while (n > 0 && lua_isnil(L, n)) n--;
+  if (n > 0 && lua_type(L, n) == LUA_TTABLE) opts = n--;
+  if (n < 1 || n > 3)
+    return dlxl_error(L, DLX_TYPE_ERROR,
+                      "arange([start,] stop[, step][, opts]) takes 1 to 3 numbers, got %d", n);
+  for (int i = 1; i <= n; i++)
+    if (lua_type(L, i) != LUA_TNUMBER)
+      return dlxl_error(L, DLX_TYPE_ERROR, "arange takes numbers, not a %s", luaL_typename(L, i));
+  dlxl_checkplacement(L, opts, "arange", &p);
+  lua_settop(L, n);
+  if (n == 1) {
+    lua_pushinteger(L, 0);
+    lua_insert(L, 1);
+  }
+  if (n < 3) lua_pushinteger(L, 1);
+  return push_arange(L, 1, &p);
 }
 
 const luaL_Reg dlxl_create_funcs[] = {
     {"empty", core_empty}, {"zeros", core_zeros},   {"ones", core_ones},
     {"full", core_full},   {"arange", core_arange}, {NULL, NULL},
+};
+
+const luaL_Reg dlxl_public_funcs[] = {
+    {"empty", api_empty},   {"zeros", api_zeros},   {"ones", api_ones}, {"full", api_full},
+    {"arange", api_arange}, {"tensor", api_tensor}, {NULL, NULL},
 };

@@ -1,5 +1,6 @@
 /* device.c -- dlx.Device userdata (a DLDevice), device specs and dlx.core.devices/device. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lua/binding.h"
@@ -179,6 +180,72 @@ void dlxl_open_device(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* ---- the default device of a Lua state */
+
+/* The registry holds the chosen default device (a dlx.Device) under this key's address. */
+static const char default_key;
+
+/* The device for spec, or false when it is valid but not available; other errors propagate. */
+static bool try_device(lua_State *L, const char *spec, size_t len, DLDevice *out) {
+  lua_pushlstring(L, spec, len);
+  *out = dlxl_parsedevice(L, -1);
+  lua_pop(L, 1);
+  return dlx_device_check(*out, NULL) == 0;
+}
+
+static DLDevice choose_default(lua_State *L) {
+  static const char *const preferred[] = {"cuda:0", "oneapi:0"};
+  static const char separators[] = ", \t\n\r\f\v";
+  const char *env = getenv("DLX_DEVICE");
+  DLDevice device = {kDLCPU, 0};
+  if (env != NULL && env[strspn(env, separators)] != '\0') {
+    for (const char *p = env + strspn(env, separators); *p != '\0';) {
+      size_t len = strcspn(p, separators);
+      if (try_device(L, p, len, &device)) return device;
+      p += len;
+      p += strspn(p, separators);
+    }
+    dlxl_error(L, DLX_DEVICE_ERROR, "none of the devices in DLX_DEVICE='%s' is available", env);
+  }
+  for (size_t i = 0; i < sizeof preferred / sizeof preferred[0]; i++)
+    if (try_device(L, preferred[i], strlen(preferred[i]), &device)) return device;
+  device.device_type = kDLCPU;
+  device.device_id = 0;
+  return device;
+}
+
+/* Pushes the default device, choosing it on first use. */
+static void push_default(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &default_key) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  dlxl_pushdevice(L, choose_default(L));
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &default_key);
+}
+
+DLDevice dlxl_default_device(lua_State *L) {
+  DLDevice device;
+  push_default(L);
+  device = *(const DLDevice *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return device;
+}
+
+/* default_device() -> this state's default device. */
+static int core_default_device(lua_State *L) {
+  push_default(L);
+  return 1;
+}
+
+/* set_default_device(spec) -> the device, now the default; one that is not available is an
+ * error, and leaves the default unchanged. */
+static int core_set_default_device(lua_State *L) {
+  dlxl_pushdevice(L, dlxl_checkdevice(L, 1));
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &default_key);
+  return 1;
+}
+
 /* ---- module functions */
 
 /* devices() -> every device available now, cpu first. */
@@ -215,5 +282,7 @@ static int core_device(lua_State *L) {
 const luaL_Reg dlxl_device_funcs[] = {
     {"devices", core_devices},
     {"device", core_device},
+    {"default_device", core_default_device},
+    {"set_default_device", core_set_default_device},
     {NULL, NULL},
 };

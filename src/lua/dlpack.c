@@ -1,5 +1,7 @@
-/* dlpack.c -- the producer side of DLPack in Lua: t:__dlpack{...} and t:__dlpack_device(),
- * under the Python array API's rules (the core's dlx_export applies them). */
+/* dlpack.c -- DLPack in Lua, under the Python array API's rules: the producer side,
+ * t:__dlpack{...} and t:__dlpack_device() (the core's dlx_export applies the rules), and the
+ * consumer side, dlx.from_dlpack. The consumer takes dlx's own tensors and capsules here, in C;
+ * any other producer is asked for a capsule by lua/dlx/dlpack.lua, under the whole protocol. */
 #include "lua/binding.h"
 
 /* ---- t:__dlpack(opts) */
@@ -87,21 +89,24 @@ static void read_export_options(lua_State *L, int idx, const dlx_tensor *t,
   opts->has_dl_device = false;
   opts->has_stream = false;
   opts->stream = 0;
+  static const char *const known[] = {"stream", "max_version", "dl_device", "copy", NULL};
+  int found = 0;
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR,
                "__dlpack options must be a table {stream =, max_version =, "
                "dl_device =, copy =}, got %s",
                dlxl_typename(L, idx));
-  lua_getfield(L, idx, "max_version");
+  found += lua_getfield(L, idx, "max_version") != LUA_TNIL;
   read_max_version(L, lua_gettop(L), opts);
-  lua_getfield(L, idx, "dl_device");
+  found += lua_getfield(L, idx, "dl_device") != LUA_TNIL;
   read_dl_device(L, lua_gettop(L), opts);
-  lua_getfield(L, idx, "copy");
+  found += lua_getfield(L, idx, "copy") != LUA_TNIL;
   read_copy(L, lua_gettop(L), opts);
-  lua_getfield(L, idx, "stream");
+  found += lua_getfield(L, idx, "stream") != LUA_TNIL;
   read_stream(L, lua_gettop(L), opts->has_dl_device ? opts->dl_device : dlx_tensor_device(t), opts);
   lua_pop(L, 4);
+  dlxl_checkoptions(L, idx, "__dlpack", known, found);
 }
 
 /* Exports t into the fresh capsule c. */
@@ -134,6 +139,148 @@ static int tensor_dlpack_device(lua_State *L) {
   lua_pushinteger(L, device.device_id);
   return 2;
 }
+
+/* ---- dlx.from_dlpack(x[, opts]) */
+
+typedef struct consume_options {
+  bool has_target;
+  DLDevice target; /* opts.device */
+  int copy;        /* opts.copy: -1 for nil, else 0 or 1 */
+} consume_options;
+
+static void read_consume_options(lua_State *L, int idx, consume_options *opts) {
+  static const char *const known[] = {"device", "copy", NULL};
+  int found = 0;
+  opts->has_target = false;
+  opts->copy = -1;
+  if (lua_isnoneornil(L, idx)) return;
+  if (lua_type(L, idx) != LUA_TTABLE)
+    dlxl_error(L, DLX_TYPE_ERROR,
+               "from_dlpack options must be a table {device =, copy =}, not a %s",
+               dlxl_typename(L, idx));
+  if (lua_getfield(L, idx, "copy") != LUA_TNIL) {
+    found++;
+    if (!lua_isboolean(L, -1))
+      dlxl_error(L, DLX_TYPE_ERROR, "from_dlpack copy must be true, false or nil, not a %s",
+                 dlxl_typename(L, -1));
+    opts->copy = lua_toboolean(L, -1);
+  }
+  if (lua_getfield(L, idx, "device") != LUA_TNIL) {
+    found++;
+    opts->has_target = true;
+    opts->target = dlxl_checkdevice(L, -1);
+  }
+  lua_pop(L, 2);
+  dlxl_checkoptions(L, idx, "from_dlpack", known, found);
+}
+
+/* Pushes a copy of t on device, in the default kind of memory, as an export with a copy makes. */
+static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
+  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_error err;
+  dlxl_check(L, dlx_clone_as(&made, t, t->dtype, device, &err), &err);
+  *out = made;
+  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  return 1;
+}
+
+/* A dlx tensor: what the export of t to ourselves and its import would give, without the
+ * capsule. The export copies for another device, and for a view that starts inside a byte (which
+ * byte_offset cannot express); it shares the buffer otherwise. Both ends are this thread, whose
+ * current stream orders the work of each, so there is no stream to synchronise. */
+static int consume_tensor(lua_State *L, const dlx_tensor *t, const consume_options *opts) {
+  DLDevice target = opts->has_target ? opts->target : dlx_tensor_device(t);
+  const char *reason = NULL;
+  dlx_tensor *out;
+  if (!dlx_device_equal(target, dlx_tensor_device(t)))
+    reason = "the export is to another device";
+  else if (t->offset * dlx_dtype_bits(t->dtype) % 8 != 0)
+    reason = "the view starts inside a byte, which byte_offset cannot express";
+  if (reason != NULL && opts->copy == 0)
+    return dlxl_error(L, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
+  if (reason != NULL || opts->copy == 1) return push_copy(L, t, target);
+  out = dlxl_newtensor(L);
+  dlx_tensor_share(out, t); /* no new memory: nothing to tell the collector */
+  return 1;
+}
+
+static bool flagged_copied(const dlxl_capsule *c) {
+  return c->versioned && !c->used && c->ptr != NULL &&
+         (((const DLManagedTensorVersioned *)c->ptr)->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
+}
+
+/* A capsule (at the top of the stack): imports it, then moves or copies the result as opts ask.
+ * A producer's IS_COPIED capsule (from_producer) already is the copy that copy = true asks for;
+ * copy = false refuses any IS_COPIED capsule before it is consumed. */
+static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options *opts,
+                           bool from_producer) {
+  bool copied = flagged_copied(c);
+  dlx_tensor *t;
+  DLDevice source;
+  char from[48], to[48];
+  if (copied && opts->copy == 0)
+    return dlxl_error(L, DLX_BUFFER_ERROR,
+                      "from_dlpack: the capsule is flagged IS_COPIED (the producer copied the "
+                      "data), but copy = false");
+  t = dlxl_importcapsule(L, c);
+  source = dlx_tensor_device(t);
+  if (opts->has_target && !dlx_device_equal(source, opts->target)) {
+    if (opts->copy == 0) {
+      dlx_tensor_close(t);
+      return dlxl_error(L, DLX_BUFFER_ERROR,
+                        "from_dlpack: the tensor is on %s, and moving it to %s needs a copy, "
+                        "but copy = false",
+                        dlx_device_format(source, from, sizeof from),
+                        dlx_device_format(opts->target, to, sizeof to));
+    }
+  } else if (opts->copy != 1 || (copied && from_producer)) {
+    return 1;
+  }
+  dlxl_pushclone(L, t, t->dtype, opts->has_target ? opts->target : source);
+  dlx_tensor_close(t);
+  return 1;
+}
+
+/* from_dlpack(x[, opts]), a closure over the Lua function that asks other producers for a
+ * capsule: request(x, target device or nil, copy). Errors it raises at level 3 point at the
+ * caller of from_dlpack. */
+static int core_from_dlpack(lua_State *L) {
+  consume_options opts;
+  dlxl_capsule *c;
+  read_consume_options(L, 2, &opts);
+  lua_settop(L, 1);
+  if (dlxl_totensor(L, 1) != NULL) return consume_tensor(L, dlxl_checktensor(L, 1), &opts);
+  if ((c = dlxl_tocapsule(L, 1)) != NULL) return consume_capsule(L, c, &opts, false);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  if (opts.has_target)
+    dlxl_pushdevice(L, opts.target);
+  else
+    lua_pushnil(L);
+  if (opts.copy < 0)
+    lua_pushnil(L);
+  else
+    lua_pushboolean(L, opts.copy);
+  lua_call(L, 3, 1);
+  c = dlxl_tocapsule(L, -1);
+  if (c == NULL)
+    return dlxl_error(L, DLX_TYPE_ERROR, "__dlpack returned a %s, expected a capsule",
+                      dlxl_typename(L, -1));
+  return consume_capsule(L, c, &opts, true);
+}
+
+/* consumer(request) -> from_dlpack, for lua/dlx/dlpack.lua. */
+static int core_consumer(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_pushcclosure(L, core_from_dlpack, 1);
+  return 1;
+}
+
+const luaL_Reg dlxl_dlpack_funcs[] = {
+    {"consumer", core_consumer},
+    {NULL, NULL},
+};
 
 const luaL_Reg dlxl_dlpack_methods[] = {
     {"__dlpack", tensor_dlpack},

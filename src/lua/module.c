@@ -140,7 +140,7 @@ static const luaL_Reg module_funcs[] = {
 DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   const luaL_Reg *const func_sets[] = {module_funcs,     dlxl_device_funcs,  dlxl_create_funcs,
                                        dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs,
-                                       dlxl_error_funcs, dlxl_type_funcs};
+                                       dlxl_error_funcs, dlxl_type_funcs,    dlxl_dlpack_funcs};
   luaL_checkversion(L);
   dlxl_open_device(L);
   dlxl_open_capsule(L);
@@ -152,6 +152,9 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_createtable(L, 0, 32);
   for (size_t i = 0; i < sizeof func_sets / sizeof func_sets[0]; i++)
     luaL_setfuncs(L, func_sets[i], 0);
+  lua_newtable(L); /* what lua/dlx/init.lua puts in the dlx table as it is */
+  luaL_setfuncs(L, dlxl_public_funcs, 0);
+  lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);
   lua_setfield(L, -2, "version");
   lua_createtable(L, 2, 0);

@@ -8,14 +8,28 @@
 
 #include "lua/binding.h"
 
+/* The registry holds the metatable under this key's address as well as under its name: a
+ * lookup by address is a plain table access, where one by name first interns the string. The
+ * calls below are on every tensor operation. */
+static const char metatable_key;
+
 dlx_tensor *dlxl_newtensor(lua_State *L) {
   dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
   memset(t, 0, sizeof *t);
-  luaL_setmetatable(L, DLXL_TENSOR);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  lua_setmetatable(L, -2);
   return t;
 }
 
-dlx_tensor *dlxl_totensor(lua_State *L, int idx) { return luaL_testudata(L, idx, DLXL_TENSOR); }
+dlx_tensor *dlxl_totensor(lua_State *L, int idx) {
+  void *p = lua_touserdata(L, idx);
+  bool same;
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
 
 dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
   dlx_tensor *t = dlxl_totensor(L, idx);
@@ -160,6 +174,8 @@ void dlxl_open_tensor(lua_State *L) {
     return;
   }
   luaL_setfuncs(L, tensor_metamethods, 0);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
   lua_createtable(L, 0, 48);
   for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
     luaL_setfuncs(L, method_sets[i], 0);

@@ -286,33 +286,42 @@ static void fill(lua_State *L, int idx, const nest *n, dlx_tensor *host) {
   lua_pop(L, 1);
 }
 
-static int core_tensor(lua_State *L) {
+void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, dlx_memory memory) {
   nest n = {.ndim = 0, .kind = DLX_KIND_BOOL};
-  DLDevice cpu = {kDLCPU, 0}, device;
+  DLDevice cpu = {kDLCPU, 0};
   dlx_tensor *host, made;
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
-  dlx_memory memory;
-  lua_settop(L, 4);
-  device = dlxl_checkdevice(L, 3);
-  memory = dlxl_checkmemory(L, 4);
+  idx = lua_absindex(L, idx);
   luaL_checkstack(L, DLX_MAX_NDIM + 8, "nested tensor data");
-  walk(L, 1, &n);
+  walk(L, idx, &n);
   dlxl_check(L, dlx_check_shape(n.shape, n.ndim, DLX_COMPLEX128, &err), &err);
   for (int32_t d = 0; d < n.ndim; d++) numel *= n.shape[d];
   if (numel == 0) n.kind = DLX_KIND_FLOAT; /* like torch.tensor({}): float32 */
-  dtype = dlxl_checkdtype(L, 2, dlxl_default_dtype(n.kind));
+  dtype = dtype_or_infer >= 0 ? (dlx_dtype)dtype_or_infer : dlxl_default_dtype(n.kind);
   if (n.kind == DLX_KIND_COMPLEX && dlx_dtype_kind(dtype) != DLX_KIND_COMPLEX)
-    return dlxl_error(L, DLX_TYPE_ERROR,
-                      "complex data cannot make a %s tensor (expected a "
-                      "complex dtype)",
-                      dlx_dtype_info_of(dtype)->name);
+    dlxl_error(L, DLX_TYPE_ERROR,
+               "complex data cannot make a %s tensor (expected a "
+               "complex dtype)",
+               dlx_dtype_info_of(dtype)->name);
   host = dlxl_newtensor(L);
   dlxl_check(L, dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err), &err);
   *host = made;
-  fill(L, 1, &n, host);
-  dlxl_pushconverted(L, 5, dtype, device, memory);
+  fill(L, idx, &n, host);
+  dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
+}
+
+/* tensor(data, dtype, device, usm) */
+static int core_tensor(lua_State *L) {
+  DLDevice device;
+  dlx_memory memory;
+  int dtype;
+  lua_settop(L, 4);
+  device = dlxl_checkdevice(L, 3);
+  memory = dlxl_checkmemory(L, 4);
+  dtype = lua_isnil(L, 2) ? -1 : (int)dlxl_checkdtype(L, 2, -1);
+  dlxl_pushdata(L, 1, dtype, device, memory);
   return 1;
 }
 
