@@ -208,3 +208,78 @@ describe("from_dlpack options with a __dlpack object", function()
     h.raises("ValueError", t.fill_, t, 0)
   end)
 end)
+
+describe("from_dlpack protocol corners", function()
+  it("copy = false refuses a capsule flagged IS_COPIED, before consuming it", function()
+    local c = dlx.arange(3):__dlpack({ max_version = { 1, 3 }, copy = true })
+    assert.equal(h.FLAG_IS_COPIED, c.flags & h.FLAG_IS_COPIED)
+    local msg = h.raises("BufferError", dlx.from_dlpack, c, { copy = false })
+    assert.truthy(msg:find("IS_COPIED", 1, true), msg)
+    assert.equal("dltensor_versioned", c.name)
+    h.exact({ 0, 1, 2 }, dlx.from_dlpack(c):totable()) -- still usable without copy = false
+  end)
+
+  it("copy = false refuses a producer that copied anyway", function()
+    local inner = dlx.arange(3)
+    local p = producer(inner, {
+      dlpack = function() return inner:__dlpack({ max_version = { 1, 3 }, copy = true }) end,
+    })
+    h.raises("BufferError", dlx.from_dlpack, p, { copy = false })
+    h.exact({ 0, 1, 2 }, dlx.from_dlpack(p):totable()) -- accepted without copy = false
+  end)
+
+  it("a value with __dlpack but no __dlpack_device is a TypeError at the caller's line", function()
+    local inner = dlx.arange(3)
+    local x = { __dlpack = function(_, kw) return inner:__dlpack(kw) end }
+    local msg = h.raises("TypeError", dlx.from_dlpack, x)
+    assert.truthy(msg:find("__dlpack_device", 1, true), msg)
+    local ok, err = pcall(function() return dlx.from_dlpack(x) end)
+    assert.is_false(ok)
+    local where = err:match("^(.-):%d+: TypeError:")
+    assert.truthy(where and where:find("from_dlpack_spec.lua", 1, true), err)
+    x.__dlpack_device = 1 -- not a method either
+    h.raises("TypeError", dlx.from_dlpack, x)
+  end)
+end)
+
+describe("from_dlpack of a dlx tensor", function()
+  it("gives what the export and import would: a new tensor over the same memory", function()
+    local t = dlx.arange(6, { dtype = "int32" }):view({ 2, 3 }):transpose(1, 2)
+    local u = dlx.from_dlpack(t)
+    assert.is_false(rawequal(t, u))
+    h.exact(t.shape, u.shape)
+    h.exact(t.strides, u.strides)
+    assert.equal(t.dtype, u.dtype)
+    t:fill_(7)
+    h.exact({ { 7, 7 }, { 7, 7 }, { 7, 7 } }, u:totable())
+    t:close()
+    h.exact({ { 7, 7 }, { 7, 7 }, { 7, 7 } }, u:totable()) -- the memory lives on
+  end)
+
+  it("keeps a read-only tensor read-only", function()
+    local u = dlx.from_dlpack((h.readonly_tensor({ 3 })))
+    assert.is_true(u.readonly)
+  end)
+
+  it("copy = true gives an independent copy", function()
+    local t = dlx.zeros({ 3 })
+    local u = dlx.from_dlpack(t, { copy = true })
+    t:fill_(1)
+    h.exact({ 0.0, 0.0, 0.0 }, u:totable())
+  end)
+
+  it("copies a view that starts inside a byte, which byte_offset cannot express", function()
+    local t = dlx.zeros({ 4 }, { dtype = "uint8" }):view({ 4 })
+    local fp4 = dlx.empty({ 8 }, { dtype = "float4_e2m1fn" }):slice(1, 2)
+    local u = dlx.from_dlpack(fp4)
+    assert.equal(7, u.numel)
+    h.raises("BufferError", dlx.from_dlpack, fp4, { copy = false })
+    assert.equal(4, dlx.from_dlpack(t, { copy = false }).numel)
+  end)
+
+  it("is a ValueError for a closed tensor", function()
+    local t = dlx.zeros({ 2 })
+    t:close()
+    h.raises("ValueError", dlx.from_dlpack, t)
+  end)
+end)
