@@ -5,6 +5,10 @@
 #   interop.python.torch    Debian's PyTorch 1.13, the same way
 #   interop.python.numpy2   NumPy 2.x from pip, in a virtual environment made by the fixture
 #                           interop.python.numpy2.venv under <build>/.venv-numpy2
+#   interop.python.jax      JAX (CPU wheels) from pip, in <build>/.venv-jax made by the fixture
+#                           interop.python.jax.venv
+# PyTorch 2.x from pip is too large for CI (its CUDA libraries): test_torch.py is run against it
+# by hand (docs/status.md).
 #   interop.libtorch        examples/libtorch, a C++ host built against Debian's libtorch-dev
 # Each is registered only when what it needs is installed (apt-get install python3-numpy
 # python3-torch python3-pytest python3-venv libtorch-dev g++; .ci/interop.sh does it), with a
@@ -85,8 +89,14 @@ function(dlx_add_interop_tests)
       set_tests_properties(interop.python.numpy2.venv PROPERTIES FIXTURES_SETUP numpy2_venv
                                                                  TIMEOUT 600)
       dlx_add_pytest(numpy2 ${venv}/bin/python test_numpy.py FIXTURES_REQUIRED numpy2_venv)
+      set(venv ${PROJECT_BINARY_DIR}/.venv-jax)
+      add_test(NAME interop.python.jax.venv
+               COMMAND ${PROJECT_SOURCE_DIR}/tests/interop/make_jax_venv.sh
+                       ${DLX_INTEROP_PYTHON} ${venv})
+      set_tests_properties(interop.python.jax.venv PROPERTIES FIXTURES_SETUP jax_venv TIMEOUT 900)
+      dlx_add_pytest(jax ${venv}/bin/python test_jax.py FIXTURES_REQUIRED jax_venv)
     else()
-      dlx_interop_skip("interop.python.numpy2" "apt-get install python3-venv")
+      dlx_interop_skip("interop.python.numpy2 and interop.python.jax" "apt-get install python3-venv")
     endif()
   endif()
 

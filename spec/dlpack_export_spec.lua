@@ -296,6 +296,52 @@ describe("read-only tensors", function()
   end)
 end)
 
+describe("broadcast views (a stride-0 dim of size > 1)", function()
+  local function broadcast()
+    return dlx.tensor({ 1, 2 }, { dtype = "float32" }):view({ 1, 2 }):expand({ 3, 2 })
+  end
+
+  it("export shared, with READ_ONLY in a versioned capsule (dlx refuses writes to them)", function()
+    local base = dlx.tensor({ 1, 2 }, { dtype = "float32" })
+    local e = assert(tp.export(base:view({ 1, 2 }):expand({ 3, 2 }):__dlpack(V13)))
+    assert.equal(h.FLAG_READ_ONLY, e.flags)
+    h.exact({ 0, 1 }, e.strides)
+    assert.equal(data_address(base), e.data + e.byte_offset)
+    local back = dlx.from_dlpack(broadcast())
+    assert.equal(true, back.readonly)
+    local column = back:select(2, 1) -- no stride 0 left, but still read-only
+    h.raises("ValueError", column.fill_, column, 0)
+  end)
+
+  it("refuse a legacy export with a BufferError that says why, like read-only tensors", function()
+    local b = broadcast()
+    local msg = h.raises("BufferError", b.__dlpack, b)
+    assert.truthy(msg:find("broadcast view", 1, true))
+    h.raises("BufferError", b.__dlpack, b, { max_version = { 0, 8 } })
+    h.raises("BufferError", b.__dlpack, b, { copy = false })
+    local v, why = tp.export(b, { legacy = true }) -- dlx_to_dlpack_legacy
+    h.failed_with({ "BufferError" }, v, why)
+  end)
+
+  it("export a writable copy with copy = true, legacy or versioned", function()
+    local b = broadcast()
+    local e = inspect(b:__dlpack({ copy = true }), true)
+    h.exact({ 2, 1 }, e.strides)
+    assert.equal(2, tp.read_export_f32(e.handle, 5))
+    tp.release(e.handle)
+    local v = assert(tp.export(b:__dlpack({ max_version = { 1, 3 }, copy = true })))
+    assert.equal(h.FLAG_IS_COPIED, v.flags)
+  end)
+
+  it("are only views with a stride-0 dim of size > 1", function()
+    local one = assert(tp.export(dlx.zeros({ 1 }):expand({ 1, 1 }):__dlpack(V13)))
+    assert.equal(0, one.flags)
+    assert.equal("dltensor", dlx.zeros({ 1, 3 }):expand({ 1, 3 }):__dlpack().name)
+    local sliced = assert(tp.export(broadcast():select(1, 2):__dlpack(V13)))
+    assert.equal(0, sliced.flags) -- one row of the broadcast is an ordinary view
+  end)
+end)
+
 describe("exported memory", function()
   it("outlives the tensor, closed and collected", function()
     local t = dlx.arange(4, { dtype = "float32" })

@@ -49,7 +49,9 @@ describe("DLPack strides, offsets and alignment (docs/peer-bugs.md)", function()
       collectgarbage()
       local m0 = dlx.memory_allocated("cpu")
       for _, v in ipairs(views) do
-        local caps = { v:__dlpack(V13), v:__dlpack() }
+        -- a broadcast view goes versioned only: a legacy struct cannot mark it READ_ONLY
+        local broadcast = v.strides[2] == 0
+        local caps = { v:__dlpack(V13), not broadcast and v:__dlpack() or nil }
         assert.equal(m0, dlx.memory_allocated("cpu"))
         for i, cap in ipairs(caps) do
           local e = assert(tp.export(cap, { legacy = i == 2 }))

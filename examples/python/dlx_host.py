@@ -126,9 +126,7 @@ def _name_ptr(name):
     return ctypes.addressof(_NAMES[name])
 
 
-# The capsule functions, declared here with raw pointers (c_void_p) rather than py_object where
-# the capsule is being destroyed: turning a dying object into a py_object would take a new
-# reference to it and free it a second time.
+# The capsule functions the host calls (names and destructors go as addresses, c_void_p).
 _pyapi = ctypes.pythonapi
 _PyCapsule_New = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p,
                                    ctypes.c_void_p)(("PyCapsule_New", _pyapi))
@@ -140,27 +138,9 @@ _PyCapsule_SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
                                        ctypes.c_void_p)(("PyCapsule_SetName", _pyapi))
 _PyCapsule_GetName = ctypes.PYFUNCTYPE(ctypes.c_char_p,
                                        ctypes.py_object)(("PyCapsule_GetName", _pyapi))
-_PyCapsule_IsValid_raw = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
-                                           ctypes.c_char_p)(("PyCapsule_IsValid", _pyapi))
-_PyCapsule_GetPointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p,
-                                              ctypes.c_char_p)(("PyCapsule_GetPointer", _pyapi))
 
-_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 # PYFUNCTYPE keeps the GIL during the call: dlx's deleter does not need it, and it is short.
 _DLPACK_DELETER = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
-
-# A consumer whose import failed drops the capsule with its exception still set; Python code
-# cannot run with an exception pending, so the destructor first moves it into these cells (made
-# in advance: making anything would be a call, and fail) and raises it again when done.
-# (No argtypes: converting an argument would be a call. The byref() objects pass as they are.)
-# The cells are read at once; two threads could only mix them up by dropping failed capsules
-# in the same instant, within the one bytecode between the fetch and the read.
-_PyErr_Fetch = ctypes.PyDLL(None).PyErr_Fetch
-_PyErr_Fetch.restype = None
-_PyErr_Restore = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_void_p)(("PyErr_Restore", _pyapi))
-_PENDING = [_immortal(ctypes.c_void_p()) for _ in range(3)]
-_PENDING_TYPE, _PENDING_VALUE, _PENDING_TRACEBACK = (_immortal(ctypes.byref(c)) for c in _PENDING)
 
 
 def _call_deleter(managed_ptr, struct_type):
@@ -170,34 +150,20 @@ def _call_deleter(managed_ptr, struct_type):
         _DLPACK_DELETER(managed.deleter)(managed_ptr)
 
 
-@_CAPSULE_DESTRUCTOR
-def _capsule_destructor(capsule):
-    """The PyCapsule destructor of the spec: deletes the tensor only while the capsule still
-    has its unused name. A consumer that took the tensor renamed it "used_..." and owns it."""
-    _PyErr_Fetch(_PENDING_TYPE, _PENDING_VALUE, _PENDING_TRACEBACK)  # must come first
-    pending = [cell.value for cell in _PENDING]
-    for cell in _PENDING:
-        cell.value = None
-    for name, struct_type in ((b"dltensor_versioned", DLManagedTensorVersioned),
-                              (b"dltensor", DLManagedTensor)):
-        if _PyCapsule_IsValid_raw(capsule, name):
-            _call_deleter(_PyCapsule_GetPointer_raw(capsule, name), struct_type)
-            break
-    if pending[0]:
-        # The consumer's exception cannot be handed back to it through ctypes: raising it here
-        # reports it as unraisable (the consumer then raises SystemError); the tensor is freed.
-        _PyErr_Restore(*pending)
+# The capsules' destructor is libdlx's dlx_pycapsule_destructor (src/core/pycapsule.h), not a
+# ctypes callback: a consumer whose import failed (NumPy refusing bfloat16) drops the capsule with
+# its exception pending, and Python code cannot run then. A callback would have to set the
+# exception aside and restore it, which Python reports as unraisable, and the consumer raises
+# SystemError ("returned NULL without setting an exception") instead of its own error. The C
+# destructor runs no Python code: the caller sees the consumer's error.
 
 
-_immortal(_capsule_destructor)  # capsules may die after this module is torn down
-_DESTRUCTOR_PTR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
-
-
-def _new_capsule(managed_ptr, versioned):
-    """A PyCapsule that owns managed_ptr (a DLManagedTensor[Versioned] *)."""
+def _new_capsule(managed_ptr, versioned, destructor):
+    """A PyCapsule that owns managed_ptr (a DLManagedTensor[Versioned] *); destructor is the
+    address of dlx_pycapsule_destructor."""
     name = b"dltensor_versioned" if versioned else b"dltensor"
     try:
-        return _PyCapsule_New(managed_ptr, _name_ptr(name), _DESTRUCTOR_PTR)
+        return _PyCapsule_New(managed_ptr, _name_ptr(name), destructor)
     except BaseException:
         _call_deleter(managed_ptr, DLManagedTensorVersioned if versioned else DLManagedTensor)
         raise
@@ -344,6 +310,9 @@ class _Api:
         self.to_dlpack = _bind(dlx, "dlx_to_dlpack", I, P, I, ctypes.POINTER(P))
         self.to_dlpack_legacy = _bind(dlx, "dlx_to_dlpack_legacy", I, P, I, ctypes.POINTER(P))
         self.error_class = _bind(dlx, "dlx_error_class", I, P, I)
+        # an address for PyCapsule_New; the library stays loaded as long as the process (ctypes
+        # never unloads one), so capsules may outlive every LuaState
+        self.capsule_destructor = ctypes.cast(dlx.dlx_pycapsule_destructor, P).value
 
 
 # Lua helpers the host calls, kept in the registry. `as_tensor` gives the dlx tensor behind a
@@ -715,7 +684,7 @@ class LuaTensor:
             raise state._host_error(error_class, top)
         struct_type = DLManagedTensorVersioned if versioned else DLManagedTensor
         _fold_byte_offset(struct_type.from_address(out.value).dl_tensor)
-        return _new_capsule(out.value, versioned)
+        return _new_capsule(out.value, versioned, state._api.capsule_destructor)
 
     @property
     def shape(self):
