@@ -88,6 +88,18 @@ int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out);
  * looked for devices, or an argument is NULL. */
 int dlx_share_level_zero_context(void *driver, void *context);
 
+/* Python hosts that cannot compile a PyCapsule destructor (ctypes, cffi in ABI mode): the
+ * destructor of the Python DLPack protocol, to pass to PyCapsule_New for a capsule named
+ * "dltensor" or "dltensor_versioned" (capsule is a PyObject *). When the capsule still has that
+ * name (no consumer took the tensor, which renames it "used_..."), it calls the DLPack deleter of
+ * the struct it holds, once. It runs no Python code and leaves the interpreter's error indicator
+ * as it was, so that a consumer that drops the capsule with its own exception pending (NumPy
+ * refusing a dtype) still raises that exception. libdlx does not link Python: the destructor
+ * finds the Python C API in the process when it runs, and does nothing (the tensor leaks,
+ * nothing crashes) where it is not visible (Python loaded with RTLD_LOCAL). Python calls it with
+ * the GIL held. */
+void dlx_pycapsule_destructor(void *capsule);
+
 /* ---- The same API for other Lua C modules, without linking to dlx.
  * require "dlx.core" (or "dlx") stores a pointer to this table in the Lua registry under
  * DLX_CAPI_KEY, as NumPy publishes its C API in a capsule. A C module that was loaded into the

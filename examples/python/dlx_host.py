@@ -150,7 +150,7 @@ def _call_deleter(managed_ptr, struct_type):
         _DLPACK_DELETER(managed.deleter)(managed_ptr)
 
 
-# The capsules' destructor is libdlx's dlx_pycapsule_destructor (src/core/pycapsule.h), not a
+# The capsules' destructor is libdlx's dlx_pycapsule_destructor (include/dlx.h), not a
 # ctypes callback: a consumer whose import failed (NumPy refusing bfloat16) drops the capsule with
 # its exception pending, and Python code cannot run then. A callback would have to set the
 # exception aside and restore it, which Python reports as unraisable, and the consumer raises

@@ -76,15 +76,6 @@ static const char *copy_reason(const dlx_tensor *t, DLDevice target) {
   return NULL;
 }
 
-/* A dim of size > 1 with stride 0: the core refuses writes to such a view (ops.c's internal
- * overlap), so an export says the same with READ_ONLY, as NumPy does for its broadcasts. */
-static bool is_broadcast(const dlx_tensor *t) {
-  for (int32_t d = 0; d < t->ndim; d++) {
-    if (t->strides[d] == 0 && t->shape[d] > 1) return true;
-  }
-  return false;
-}
-
 static int check_export_request(const dlx_tensor *t, const dlx_export_options *opts,
                                 DLDevice target, dlx_error *err) {
   char name[48];
@@ -131,7 +122,7 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
   if (rc != 0) return rc;
   if (reason != NULL && opts->copy == DLX_COPY_NEVER)
     return dlx_fail(err, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
-  if (!copy && !opts->versioned && (t->readonly || is_broadcast(t)))
+  if (!copy && !opts->versioned && (t->readonly || dlx_tensor_is_broadcast(t)))
     return dlx_fail(err, DLX_BUFFER_ERROR,
                     "the tensor is %s and a legacy (unversioned) DLPack tensor cannot carry the "
                     "READ_ONLY flag; ask for max_version = {1, 3} (or copy = true)",
@@ -140,7 +131,8 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
     rc = order_for_consumer(target, opts, err);
     if (rc != 0) return rc;
     return make_managed(t, opts->versioned,
-                        t->readonly || is_broadcast(t) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0,
+                        t->readonly || dlx_tensor_is_broadcast(t) ? DLPACK_FLAG_BITMASK_READ_ONLY
+                                                                  : 0,
                         versioned_out, legacy_out, err);
   }
   rc = dlx_clone_as(&src, t, t->dtype, target, err);

@@ -7,13 +7,6 @@
 
 /* ---- copies */
 
-static bool has_internal_overlap(const dlx_tensor *t) {
-  for (int32_t d = 0; d < t->ndim; d++) {
-    if (t->strides[d] == 0 && t->shape[d] > 1) return true;
-  }
-  return false;
-}
-
 /* True when the bytes src and dst touch intersect (only possible within one buffer). */
 static bool may_overlap(const dlx_tensor *a, const dlx_tensor *b) {
   int64_t alo, ahi, blo, bhi;
@@ -115,7 +108,7 @@ static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_err
 /* Writes need a writable destination whose elements are distinct memory locations. */
 static int check_writable(const dlx_tensor *dst, dlx_error *err) {
   if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
-  if (has_internal_overlap(dst))
+  if (dlx_tensor_is_broadcast(dst))
     return dlx_fail(err, DLX_VALUE_ERROR,
                     "the destination has a broadcast (stride-0) dim: "
                     "several of its elements share one memory location; clone it first");

@@ -23,6 +23,13 @@ int64_t dlx_tensor_numel(const dlx_tensor *t) {
  * value, and must not make the arithmetic undefined. */
 static int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 
+bool dlx_tensor_is_broadcast(const dlx_tensor *t) {
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (t->strides[d] == 0 && t->shape[d] > 1) return true;
+  }
+  return false;
+}
+
 bool dlx_tensor_is_contiguous(const dlx_tensor *t) {
   int64_t expected = 1;
   if (dlx_tensor_numel(t) == 0) return true;

@@ -39,6 +39,9 @@ void dlx_tensor_close(dlx_tensor *t);
 
 /* ---- queries */
 int64_t dlx_tensor_numel(const dlx_tensor *t);
+/* A dim of size > 1 with stride 0 (an expand): one element stands at several places, so the
+ * core refuses writes to such a view, and exports and imports of it are READ_ONLY. */
+bool dlx_tensor_is_broadcast(const dlx_tensor *t);
 bool dlx_tensor_is_contiguous(const dlx_tensor *t); /* C order; size-1 dims' strides ignored;
                                                         a zero-size tensor is contiguous */
 /* Storage bytes of numel elements (rounded up for sub-byte types). */

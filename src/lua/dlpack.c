@@ -201,6 +201,8 @@ static int consume_tensor(lua_State *L, const dlx_tensor *t, const consume_optio
   if (reason != NULL || opts->copy == 1) return push_copy(L, t, target);
   out = dlxl_newtensor(L);
   dlx_tensor_share(out, t); /* no new memory: nothing to tell the collector */
+  /* as an export and import would give it: a broadcast view travels READ_ONLY */
+  if (dlx_tensor_is_broadcast(t)) out->readonly = true;
   return 1;
 }
 

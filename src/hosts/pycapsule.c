@@ -1,10 +1,10 @@
-/* pycapsule.c -- the PyCapsule destructor of pycapsule.h. A destructor written in Python (a ctypes
- * callback) cannot keep a pending exception: running Python code with one set is an error, and
- * restoring it afterwards makes the consumer raise SystemError instead of its own error. This one
- * only calls C functions of the Python API, which it looks up at call time so that libdlx needs
- * no Python at build or load time. */
+/* pycapsule.c -- dlx_pycapsule_destructor (dlx.h), for Python hosts. A destructor written in Python
+ * (a ctypes callback) cannot keep a pending exception: running Python code with one set is an
+ * error, and restoring it afterwards makes the consumer raise SystemError instead of its own error.
+ * This one only calls C functions of the Python API, which it looks up at call time so that libdlx
+ * needs no Python at build or load time. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
-#include "core/pycapsule.h"
+#include "dlx.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
