@@ -37,6 +37,12 @@ if(DLX_FUZZ)
   add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
   set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
+  # The same seeds handed over as loans and as host tensors (dlx_push_borrowed, dlx_push_tensor).
+  foreach(mode loan host_tensor)
+    add_test(NAME fuzz.corpus.${mode} COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
+    set_tests_properties(fuzz.corpus.${mode} PROPERTIES ENVIRONMENT
+                         "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1;DLX_FUZZ_MODE=${mode}")
+  endforeach()
 endif()
 
 if(DLX_TSAN)

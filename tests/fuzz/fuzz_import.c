@@ -17,7 +17,8 @@
  *   build-fuzz/fuzz_import -max_total_time=60 build-fuzz/corpus tests/fuzz/corpus
  * DLX_FUZZ_PRINT_ERRORS=1 prints each error message (to collect the bad-input table of
  * docs/dlpack.md), and DLX_FUZZ_DEBUG=1 the layout of each input's tensor (to read a crash
- * input). */
+ * input). DLX_FUZZ_MODE=capsule, loan or host_tensor hands every input over that way (ctest
+ * replays the corpus in each). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -212,6 +213,10 @@ static bool produce(reader *r) {
 
 static lua_State *L;
 
+/* The ways the tensor reaches Lua; DLX_FUZZ_MODE forces one for every input. */
+enum { AS_CAPSULE, AS_LOAN, AS_HOST_TENSOR };
+static int forced_mode = -1;
+
 /* Takes a capsule, returns nil or the first error message. Every step that can fail runs
  * under pcall; a failure must be one of dlx's classes (checked in C). */
 static const char *const script =
@@ -281,6 +286,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   lua_setglobal(L, "fuzz_script");
   if (luaL_loadstring(L, expired_script) != LUA_OK) abort();
   lua_setglobal(L, "expired_script");
+  if (getenv("DLX_FUZZ_MODE") != NULL) {
+    const char *mode = getenv("DLX_FUZZ_MODE");
+    forced_mode = strcmp(mode, "loan") == 0          ? AS_LOAN
+                  : strcmp(mode, "host_tensor") == 0 ? AS_HOST_TENSOR
+                  : strcmp(mode, "capsule") == 0     ? AS_CAPSULE
+                                                     : -1;
+  }
   return 0;
 }
 
@@ -300,8 +312,6 @@ static void export_to_host(void) {
 }
 
 /* ---- the ways the tensor reaches Lua */
-
-enum { AS_CAPSULE, AS_LOAN, AS_HOST_TENSOR };
 
 static void count_host_delete(void *ctx) { ((producer *)ctx)->deleted++; }
 
@@ -353,7 +363,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   bool versioned = produce(&r);
   bool null_deleter = r.left > 0 && (take(&r, 1) & 15) == 0;
   uint8_t how = (uint8_t)take(&r, 1); /* 0 (a short input): a capsule, as before */
-  int mode = how % 4 == 1 ? AS_LOAN : how % 4 == 2 ? AS_HOST_TENSOR : AS_CAPSULE;
+  int mode = forced_mode >= 0 ? forced_mode
+             : how % 4 == 1   ? AS_LOAN
+             : how % 4 == 2   ? AS_HOST_TENSOR
+                              : AS_CAPSULE;
   int expected = null_deleter || mode == AS_LOAN ? 0 : 1;
   dlx_borrow *loan = NULL;
   if (null_deleter) current.versioned.deleter = NULL, current.legacy.deleter = NULL;
