@@ -2,7 +2,8 @@
 # Hostile input and hard lifetimes, after .ci/run's ASan + UBSan + LSan suite, which
 # already runs tests/c/test_alloc_fail, test_lifetime, test_threads and spec/stress_spec.lua and
 # spec/property_spec.lua:
-#   1. ThreadSanitizer: the threaded C tests built with -fsanitize=thread (build-tsan).
+#   1. ThreadSanitizer: the threaded C tests built with -fsanitize=thread (build-tsan), then the
+#      soak test for SOAK_SECONDS (60).
 #   2. valgrind memcheck of the C tests of the Release build that scripts/test made (build/).
 #   3. The property specs against NumPy (python3-numpy), with more cases.
 #   4. The libFuzzer import fuzzer (build-fuzz): the committed corpus, then FUZZ_SECONDS (90)
@@ -25,6 +26,8 @@ dlx_install_missing ci interop # (after scripts/test and .ci/run's own, all ther
 section "hostile: ThreadSanitizer build (clang, build-tsan) and the threaded tests"
 dlx_build tsan
 ctest --preset tsan
+# the soak test of the host API (tests/soak) for a minute: loans, gifts and capsules across threads
+DLX_SOAK_SECONDS=${SOAK_SECONDS:-60} TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/soak_tsan
 
 section "hostile: valgrind memcheck of the C tests ($build)"
 # Not the exhaustive kernel tests test_cpu_cast and test_cpu_reduce: their references compute in

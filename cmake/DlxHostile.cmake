@@ -2,8 +2,8 @@
 # library's sources again with their own instrumentation (.ci/hostile.sh turns them on).
 #   DLX_FUZZ  the libFuzzer import fuzzer tests/fuzz/fuzz_import.c (clang): -fsanitize=fuzzer,
 #             address,undefined; ctest "fuzz.corpus" replays the committed seed corpus.
-#   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c) built with ThreadSanitizer, as
-#             ctest "tsan.<name>".
+#   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c) and the soak test (tests/soak)
+#             built with ThreadSanitizer, as ctest "tsan.<name>" and "tsan.soak".
 # The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
 # normal suite already (tests/CMakeLists.txt).
 # (The options are declared in the root CMakeLists.txt: under AUTO, CUDA is not built with them.)
@@ -37,6 +37,12 @@ if(DLX_FUZZ)
   add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
   set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
+  # The same seeds handed over as loans and as host tensors (dlx_push_borrowed, dlx_push_tensor).
+  foreach(mode loan host_tensor)
+    add_test(NAME fuzz.corpus.${mode} COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
+    set_tests_properties(fuzz.corpus.${mode} PROPERTIES ENVIRONMENT
+                         "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1;DLX_FUZZ_MODE=${mode}")
+  endforeach()
 endif()
 
 if(DLX_TSAN)
@@ -50,4 +56,12 @@ if(DLX_TSAN)
     set_tests_properties(tsan.${test_name} PROPERTIES ENVIRONMENT
                          "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
   endforeach()
+  # The soak test of the host API (tests/soak), short here; .ci/hostile.sh sets the time.
+  find_package(Threads REQUIRED)
+  dlx_instrumented_executable(soak_tsan "-fsanitize=thread" ${PROJECT_SOURCE_DIR}/tests/soak/soak.c)
+  target_link_libraries(soak_tsan PRIVATE Threads::Threads)
+  add_dependencies(tsan_tests soak_tsan)
+  add_test(NAME tsan.soak COMMAND soak_tsan)
+  set_tests_properties(tsan.soak PROPERTIES ENVIRONMENT
+                       "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1;DLX_SOAK_SECONDS=3")
 endif()

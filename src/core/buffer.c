@@ -46,6 +46,8 @@ dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory mem
   buffer->backend = backend;
   buffer->release = release_backend_memory;
   buffer->owner = NULL;
+  buffer->owner_free = NULL;
+  buffer->revoked = NULL;
   return buffer;
 }
 
@@ -63,11 +65,22 @@ dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,
   buffer->backend = dlx_backend_for(device.device_type);
   buffer->release = release;
   buffer->owner = owner;
+  buffer->owner_free = NULL;
+  buffer->revoked = NULL;
   return buffer;
 }
 
 void dlx_buffer_retain(dlx_buffer *buffer) {
   atomic_fetch_add_explicit(&buffer->refs, 1, memory_order_relaxed);
+}
+
+int dlx_buffer_check(const dlx_buffer *buffer, dlx_error *err) {
+  /* acquire: pairs with the release store of dlx_unborrow */
+  if (buffer->revoked != NULL && atomic_load_explicit(buffer->revoked, memory_order_acquire))
+    return dlx_fail(err, DLX_VALUE_ERROR,
+                    "borrowed tensor expired: the host has taken its memory back (clone a "
+                    "borrowed tensor to keep its values)");
+  return 0;
 }
 
 void dlx_buffer_release(dlx_buffer *buffer) {

@@ -6,6 +6,7 @@
 #define DLX_CORE_BUFFER_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -33,6 +34,11 @@ struct dlx_buffer {
   /* Frees data: the backend's free for our allocations, the producer's deleter for imports. */
   void (*release)(dlx_buffer *self);
   void *owner; /* for imports: the DLManagedTensor(Versioned) whose deleter release calls */
+  void (*owner_free)(void *owner); /* for a host's tensor (dlx_push_tensor): its deleter */
+  /* For memory a host lends (dlx_push_borrowed): the loan's flag, which outlives the buffer.
+   * Once it is set the memory is the host's again and must not be touched; every entry point
+   * of the core that reads or writes data checks it (dlx_buffer_check). NULL otherwise. */
+  const atomic_bool *revoked;
 };
 
 /* A new buffer of nbytes on device, from the device's backend (refs = 1). */
@@ -46,6 +52,12 @@ dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory mem
 dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,
                             void (*release)(dlx_buffer *self), void *owner, dlx_error *err);
 void dlx_buffer_retain(dlx_buffer *buffer);
+/* Borrowed memory: exports copy it, since the loan may end before a consumer is done. */
+static inline bool dlx_buffer_is_borrowed(const dlx_buffer *buffer) {
+  return buffer->revoked != NULL;
+}
+/* 0, or ValueError "borrowed tensor expired" once the host's loan of the memory has ended. */
+int dlx_buffer_check(const dlx_buffer *buffer, dlx_error *err);
 void dlx_buffer_release(dlx_buffer *buffer); /* NULL is accepted */
 
 #endif

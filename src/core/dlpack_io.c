@@ -70,6 +70,8 @@ static int make_managed(const dlx_tensor *t, bool versioned, uint64_t flags,
 
 /* Why the data cannot be exported as it is (so a copy is needed), or NULL. */
 static const char *copy_reason(const dlx_tensor *t, DLDevice target) {
+  if (dlx_buffer_is_borrowed(t->buffer))
+    return "the tensor is borrowed from the host, whose loan may end before the consumer is done";
   if (!dlx_device_equal(target, t->buffer->device)) return "the export is to another device";
   if (t->offset * dlx_dtype_bits(t->dtype) % 8 != 0)
     return "the view starts inside a byte, which byte_offset cannot express";
@@ -118,7 +120,8 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
   int rc;
   *versioned_out = NULL;
   *legacy_out = NULL;
-  rc = check_export_request(t, opts, target, err);
+  rc = dlx_buffer_check(t->buffer, err);
+  if (rc == 0) rc = check_export_request(t, opts, target, err);
   if (rc != 0) return rc;
   if (reason != NULL && opts->copy == DLX_COPY_NEVER)
     return dlx_fail(err, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
@@ -287,6 +290,17 @@ static int check_tensor(const DLTensor *dl, bool allow_null_strides, dlx_tensor 
   return rc;
 }
 
+static int check_flags(uint64_t flags, dlx_error *err) {
+  if (flags & ~(uint64_t)KNOWN_FLAGS)
+    return dlx_fail(err, DLX_BUFFER_ERROR, "unknown DLPack flags 0x%llx",
+                    (unsigned long long)(flags & ~(uint64_t)KNOWN_FLAGS));
+  if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)
+    return dlx_fail(err, DLX_BUFFER_ERROR,
+                    "padded sub-byte data (IS_SUBBYTE_TYPE_PADDED) is not "
+                    "supported; dlx takes packed fp4/fp6");
+  return 0;
+}
+
 static int wrap_import(const DLTensor *dl, dlx_tensor *t, DLDevice device,
                        void (*release)(dlx_buffer *), void *owner, dlx_error *err) {
   int64_t lo, hi;
@@ -306,14 +320,7 @@ int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_erro
                   "DLPack version %u.%u is not supported (dlx speaks "
                   "%d.x)",
                   mt->version.major, mt->version.minor, DLPACK_MAJOR_VERSION);
-  } else if (mt->flags & ~(uint64_t)KNOWN_FLAGS) {
-    rc = dlx_fail(err, DLX_BUFFER_ERROR, "unknown DLPack flags 0x%llx",
-                  (unsigned long long)(mt->flags & ~(uint64_t)KNOWN_FLAGS));
-  } else if (mt->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) {
-    rc = dlx_fail(err, DLX_BUFFER_ERROR,
-                  "padded sub-byte data (IS_SUBBYTE_TYPE_PADDED) is not "
-                  "supported; dlx takes packed fp4/fp6");
-  } else {
+  } else if ((rc = check_flags(mt->flags, err)) == 0) {
     rc = check_tensor(&mt->dl_tensor, mt->version.minor < 2, &t, &device, err);
     if (rc == 0) rc = wrap_import(&mt->dl_tensor, &t, device, release_versioned, mt, err);
   }
@@ -337,6 +344,21 @@ int dlx_import_legacy(DLManagedTensor *mt, dlx_tensor *out, dlx_error *err) {
     if (mt->deleter != NULL) mt->deleter(mt);
     return rc;
   }
+  *out = t;
+  return 0;
+}
+
+int dlx_import_dltensor(const DLTensor *dl, uint64_t flags, void (*release)(dlx_buffer *),
+                        void *owner, dlx_tensor *out, dlx_error *err) {
+  dlx_tensor t;
+  DLDevice device;
+  int rc;
+  if (dl == NULL) return dlx_fail(err, DLX_VALUE_ERROR, "NULL DLTensor");
+  rc = check_flags(flags, err);
+  if (rc == 0) rc = check_tensor(dl, true, &t, &device, err);
+  if (rc == 0) rc = wrap_import(dl, &t, device, release, owner, err);
+  if (rc != 0) return rc;
+  t.readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   *out = t;
   return 0;
 }

@@ -27,6 +27,7 @@ typedef struct dlx_export_options {
 /* Exports t under the rules of __dlpack: one allocation holding the managed struct, shape and
  * strides (never NULL strides when ndim > 0) and a buffer reference. Sets *versioned_out or
  * *legacy_out (the other stays NULL). Read-only tensors refuse legacy export unless copied. */
+/* Borrowed memory is always copied (the loan may end first); expired memory is refused. */
 int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                DLManagedTensorVersioned **versioned_out, DLManagedTensor **legacy_out,
                dlx_error *err);
@@ -36,6 +37,12 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
  * deleter has already been called and err (BufferError) says what was wrong. */
 int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_error *err);
 int dlx_import_legacy(DLManagedTensor *mt, dlx_tensor *out, dlx_error *err);
+
+/* Imports memory that no managed tensor owns (a host's loan, a host's own tensor): the checks
+ * of an import (NULL strides mean row-major; flags as a versioned struct's), then a buffer whose
+ * release(self) runs at its last release. On failure release is NOT called. */
+int dlx_import_dltensor(const DLTensor *dl, uint64_t flags, void (*release)(dlx_buffer *),
+                        void *owner, dlx_tensor *out, dlx_error *err);
 
 /* A versioned struct that owns a legacy one (for hosts that want one kind only): its deleter
  * calls the legacy deleter. NULL on allocation failure (the legacy tensor is left untouched). */

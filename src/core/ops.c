@@ -117,7 +117,9 @@ static int check_writable(const dlx_tensor *dst, dlx_error *err) {
 
 int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   dlx_tensor view;
-  int rc = check_writable(dst, err);
+  int rc = dlx_buffer_check(dst->buffer, err);
+  if (rc == 0) rc = dlx_buffer_check(src->buffer, err);
+  if (rc == 0) rc = check_writable(dst, err);
   if (rc == 0) rc = check_cast(dst->dtype, src->dtype, err);
   if (rc != 0) return rc;
   rc = dlx_expand(&view, src, dst->shape, dst->ndim, err);
@@ -146,7 +148,8 @@ int dlx_clone_as(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevi
 int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype, DLDevice device,
                         dlx_memory memory, dlx_error *err) {
   dlx_tensor t;
-  int rc = check_cast(dtype, src->dtype, err);
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc == 0) rc = check_cast(dtype, src->dtype, err);
   if (rc != 0) return rc;
   rc = dlx_tensor_empty_memory(&t, src->shape, src->ndim, dtype, device, memory, err);
   if (rc != 0) return rc;
@@ -161,14 +164,16 @@ int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype,
 
 dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
   const dlx_backend *backend = t->buffer->backend;
-  if (backend == NULL || backend->memory_of == NULL || t->buffer->data == NULL)
+  if (backend == NULL || backend->memory_of == NULL || t->buffer->data == NULL ||
+      dlx_buffer_check(t->buffer, NULL) != 0) /* the driver must not see a pointer given back */
     return DLX_MEMORY_DEFAULT;
   return backend->memory_of(t->buffer->device.device_id, t->buffer->data);
 }
 
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
-  int rc = check_writable(dst, err);
+  int rc = dlx_buffer_check(dst->buffer, err);
+  if (rc == 0) rc = check_writable(dst, err);
   if (rc != 0) return rc;
   if (kind == DLX_KIND_STORAGE)
     return dlx_fail(err, DLX_TYPE_ERROR,
@@ -270,7 +275,8 @@ int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_
   int64_t shape[DLX_MAX_NDIM];
   dlx_dtype dtype;
   dlx_tensor dst;
-  int rc = dlx_reduce_dtype(op, src->dtype, &dtype, err);
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc == 0) rc = dlx_reduce_dtype(op, src->dtype, &dtype, err);
   if (rc == 0) rc = check_reduce_dims(op, src, dims, err);
   if (rc != 0) return rc;
   for (int32_t d = 0; d < src->ndim; d++)

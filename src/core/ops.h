@@ -1,5 +1,6 @@
 /* ops.h -- tensor operations of the core: argument checks, dtype rules and dispatch to the
- * backends. Everything here works on any device and never touches Lua. */
+ * backends. Everything here works on any device and never touches Lua. Each function that reads
+ * or writes data first refuses borrowed memory whose loan has ended (dlx_buffer_check). */
 #ifndef DLX_CORE_OPS_H
 #define DLX_CORE_OPS_H
 

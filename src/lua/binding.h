@@ -150,4 +150,19 @@ extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with o
  * the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);
 
+/* ---- capi.c, borrow.c, exchange.c: the host C API of dlx.h, which never raises */
+/* Publishes the dlx_capi tables and the exchange table (registry, tensor metatable). */
+void dlxl_open_capi(lua_State *L);
+/* The class of the error that a failed lua_pcall left on the stack; never DLX_OK. */
+int dlxl_failure_class(lua_State *L, int status);
+/* Pushes "<Class>: <message>" as dlx raises it (the class recorded for dlx_error_class) without
+ * raising; returns code, or DLX_MEMORY_ERROR when even that failed. */
+int dlxl_push_failure(lua_State *L, dlx_errclass code, const char *message);
+/* Loads dlx.core into the state when a host calls in before require "dlx". */
+void dlxl_require_core(lua_State *L);
+/* dlx_to_dlpack without stream synchronisation (the exchange table's export). */
+int dlxl_to_dlpack_nosync(lua_State *L, int idx, DLManagedTensorVersioned **out);
+/* The exchange table (exchange.c). */
+extern const dlx_exchange_api dlxl_exchange_api;
+
 #endif

@@ -1,17 +1,47 @@
-/* capi.c -- the host C API of include/dlx.h: dlx_push_capsule* (host -> Lua) and
- * dlx_to_dlpack* (Lua -> host), also published to other C modules as the dlx_capi table.
+/* capi.c -- the host C API of include/dlx.h: dlx_push_capsule* (host -> Lua),
+ * dlx_to_dlpack* (Lua -> host) and dlx_tensor_view, also published to other C modules as the
+ * dlx_capi table (borrow.c has the loans and dlx_push_tensor, exchange.c the exchange table).
  *
  * None of them raises: the work runs inside lua_pcall of a C function that gets its arguments
  * as light userdata, and ownership moves as the last step of that function, when nothing can
  * fail any more. A failure returns the error's class (dlx_error_class). */
+#include <stdio.h>
+
 #include "lua/binding.h"
 
-/* The class of the error that a failed lua_pcall left on the stack; never DLX_OK. */
-static int failure_class(lua_State *L, int status) {
+int dlxl_failure_class(lua_State *L, int status) {
   int code;
   if (status == LUA_ERRMEM) return DLX_MEMORY_ERROR;
   code = dlx_error_class(L, -1);
   return code != DLX_OK ? code : DLX_LUA_ERROR;
+}
+
+typedef struct failure {
+  dlx_errclass code;
+  const char *message;
+} failure;
+
+static int raise_failure(lua_State *L) {
+  const failure *f = lua_touserdata(L, 1);
+  return dlxl_error(L, f->code, "%s", f->message);
+}
+
+int dlxl_push_failure(lua_State *L, dlx_errclass code, const char *message) {
+  failure f = {code, message};
+  int status;
+  if (!lua_checkstack(L, 3)) return DLX_MEMORY_ERROR;
+  lua_pushcfunction(L, raise_failure);
+  lua_pushlightuserdata(L, &f);
+  status = lua_pcall(L, 1, 0, 0);
+  return status == LUA_ERRMEM ? DLX_MEMORY_ERROR : (int)code;
+}
+
+void dlxl_require_core(lua_State *L) {
+  if (luaL_getmetatable(L, DLXL_TENSOR) == LUA_TNIL) {
+    luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 /* ---- host -> Lua */
@@ -43,7 +73,7 @@ static int push_capsule(lua_State *L, void *ptr, bool versioned) {
   status = lua_pcall(L, 1, 1, 0);
   if (status != LUA_OK) {
     dlxl_delete_managed(ptr, versioned);
-    return failure_class(L, status);
+    return dlxl_failure_class(L, status);
   }
   return DLX_OK;
 }
@@ -60,17 +90,49 @@ DLXL_PUBLIC int dlx_push_capsule_legacy(lua_State *L, DLManagedTensor *mt) {
 
 typedef struct export_request {
   bool versioned;
+  const dlx_export_opts *host_opts; /* dlx_to_dlpack_ex's, or NULL for the defaults */
+  bool nosync;                      /* the exchange table's export: no stream synchronisation */
   DLManagedTensorVersioned **versioned_out;
   DLManagedTensor **legacy_out;
+  dlx_export_options opts; /* the core's, read from the above */
+  bool plain;              /* the defaults: a capsule goes to the host as it is */
 } export_request;
 
-/* Exports t for the host, as the request asks, with the defaults of __dlpack: zero-copy when
- * possible. Ownership moves to the host only when everything has succeeded. */
+/* The host's options as the core's; raises for values out of range. */
+static void read_host_opts(lua_State *L, export_request *req) {
+  const dlx_export_opts *o = req->host_opts;
+  static const dlx_copy_mode modes[] = {DLX_COPY_IF_NEEDED, DLX_COPY_NEVER, DLX_COPY_ALWAYS};
+  req->opts = (dlx_export_options){.versioned = req->versioned, .copy = DLX_COPY_IF_NEEDED};
+  req->plain = true;
+  if (o == NULL) return;
+  if (o->max_version.major == 0 && o->max_version.minor != 0)
+    dlxl_error(L, DLX_VALUE_ERROR,
+               "max_version 0.%u asks for a legacy (unversioned) tensor: use "
+               "dlx_to_dlpack_legacy",
+               o->max_version.minor);
+  if (o->copy < 0 || o->copy > DLX_EXPORT_COPY_ALWAYS)
+    dlxl_error(L, DLX_VALUE_ERROR, "copy = %d (expected a dlx_export_copy)", o->copy);
+  req->opts.copy = modes[o->copy];
+  req->opts.has_dl_device = o->dl_device.device_type != 0;
+  req->opts.dl_device = o->dl_device;
+  req->opts.has_stream = o->has_stream != 0;
+  req->opts.stream = o->stream;
+  req->plain =
+      o->copy == DLX_EXPORT_COPY_IF_NEEDED && !req->opts.has_dl_device && !req->opts.has_stream;
+}
+
+/* Exports t for the host, as the request asks (by default zero-copy when possible). Ownership
+ * moves to the host only when everything has succeeded. */
 static void export_tensor(lua_State *L, const dlx_tensor *t, const export_request *req) {
-  dlx_export_options opts = {.versioned = req->versioned, .copy = DLX_COPY_IF_NEEDED};
+  dlx_export_options opts = req->opts;
+  const dlx_backend *backend = dlx_backend_for(dlx_tensor_device(t).device_type);
   DLManagedTensorVersioned *versioned;
   DLManagedTensor *legacy;
   dlx_error err;
+  if (req->nosync && backend != NULL && backend->stream != NULL) {
+    opts.has_stream = true; /* DLPack's -1: the consumer synchronises itself */
+    opts.stream = -1;
+  }
   dlxl_check(L, dlx_export(t, &opts, &versioned, &legacy, &err), &err);
   if (req->versioned)
     *req->versioned_out = versioned;
@@ -98,25 +160,28 @@ static void hand_over_wrapped(lua_State *L, dlxl_capsule *c, const export_reques
   *req->versioned_out = wrapped;
 }
 
-/* A versioned struct has no legacy form of its own: import it, then export it again. */
+/* A versioned struct has no legacy form of its own, and options may ask for a copy or another
+ * device: import it, then export it again. */
 static void hand_over_imported(lua_State *L, dlxl_capsule *c, const export_request *req) {
-  dlx_export_options opts = {.versioned = false, .copy = DLX_COPY_IF_NEEDED};
   DLManagedTensorVersioned *versioned;
   DLManagedTensor *legacy;
   dlx_error err;
   dlx_tensor *t = dlxl_importcapsule(L, c);
-  int rc = dlx_export(t, &opts, &versioned, &legacy, &err);
+  int rc = dlx_export(t, &req->opts, &versioned, &legacy, &err);
   dlx_tensor_close(t); /* the export holds its own reference */
   dlxl_check(L, rc, &err);
-  *req->legacy_out = legacy;
+  if (req->versioned)
+    *req->versioned_out = versioned;
+  else
+    *req->legacy_out = legacy;
 }
 
 /* A capsule is consumed, whichever struct the host asks for. */
 static void export_capsule(lua_State *L, dlxl_capsule *c, const export_request *req) {
   if (c->used || c->ptr == NULL) dlxl_error(L, DLX_VALUE_ERROR, "capsule already consumed");
-  if (c->versioned == req->versioned)
+  if (req->plain && c->versioned == req->versioned)
     hand_over(c, req);
-  else if (req->versioned)
+  else if (req->plain && req->versioned)
     hand_over_wrapped(L, c, req);
   else
     hand_over_imported(L, c, req);
@@ -154,10 +219,11 @@ static bool has_dlpack_method(lua_State *L, int idx) {
 
 /* Arguments: the value, then the export_request as light userdata. */
 static int to_dlpack_protected(lua_State *L) {
-  const export_request *req = lua_touserdata(L, 2);
+  export_request *req = lua_touserdata(L, 2);
   dlxl_capsule *c;
   if (req->versioned ? req->versioned_out == NULL : req->legacy_out == NULL)
     return dlxl_error(L, DLX_VALUE_ERROR, "out must not be NULL");
+  read_host_opts(L, req);
   if (dlxl_totensor(L, 1) != NULL) {
     export_tensor(L, dlxl_checktensor(L, 1), req);
   } else if ((c = dlxl_tocapsule(L, 1)) != NULL) {
@@ -174,7 +240,7 @@ static int to_dlpack_protected(lua_State *L) {
 }
 
 /* Runs the export protected. Without stack space there is no room for a message either. */
-static int to_dlpack(lua_State *L, int idx, const export_request *req) {
+static int to_dlpack(lua_State *L, int idx, export_request *req) {
   int status;
   idx = lua_absindex(L, idx);
   if (!lua_checkstack(L, 4)) return DLX_MEMORY_ERROR;
@@ -182,17 +248,102 @@ static int to_dlpack(lua_State *L, int idx, const export_request *req) {
   lua_pushvalue(L, idx);
   lua_pushlightuserdata(L, (void *)req);
   status = lua_pcall(L, 2, 0, 0);
-  return status == LUA_OK ? DLX_OK : failure_class(L, status);
+  return status == LUA_OK ? DLX_OK : dlxl_failure_class(L, status);
 }
 
 DLXL_PUBLIC int dlx_to_dlpack(lua_State *L, int idx, DLManagedTensorVersioned **out) {
-  export_request req = {true, out, NULL};
+  export_request req = {.versioned = true, .versioned_out = out};
   if (out != NULL) *out = NULL;
   return to_dlpack(L, idx, &req);
 }
 
 DLXL_PUBLIC int dlx_to_dlpack_legacy(lua_State *L, int idx, DLManagedTensor **out) {
-  export_request req = {false, NULL, out};
+  export_request req = {.versioned = false, .legacy_out = out};
   if (out != NULL) *out = NULL;
   return to_dlpack(L, idx, &req);
+}
+
+DLXL_PUBLIC int dlx_to_dlpack_ex(lua_State *L, int idx, const dlx_export_opts *opts,
+                                 DLManagedTensorVersioned **out) {
+  export_request req = {.versioned = true, .host_opts = opts, .versioned_out = out};
+  if (out != NULL) *out = NULL;
+  return to_dlpack(L, idx, &req);
+}
+
+int dlxl_to_dlpack_nosync(lua_State *L, int idx, DLManagedTensorVersioned **out) {
+  export_request req = {.versioned = true, .nosync = true, .versioned_out = out};
+  if (out != NULL) *out = NULL;
+  return to_dlpack(L, idx, &req);
+}
+
+/* ---- a borrowed view, for hosts that read a tensor in place: no pcall, no allocation */
+
+DLXL_PUBLIC int dlx_tensor_view(lua_State *L, int idx, DLTensor *out) {
+  const dlx_tensor *t;
+  int bits;
+  if (!lua_checkstack(L, 2)) return DLX_MEMORY_ERROR; /* luaL_testudata pushes two values */
+  t = luaL_testudata(L, idx, DLXL_TENSOR);
+  if (t == NULL) {
+    char message[64];
+    snprintf(message, sizeof message, "expected a tensor, got %s", luaL_typename(L, idx));
+    return dlxl_push_failure(L, DLX_TYPE_ERROR, message);
+  }
+  if (out == NULL) return dlxl_push_failure(L, DLX_VALUE_ERROR, "out must not be NULL");
+  if (t->buffer == NULL) return dlxl_push_failure(L, DLX_VALUE_ERROR, "tensor is closed");
+  if (dlx_buffer_is_borrowed(t->buffer)) {
+    dlx_error err;
+    if (dlx_buffer_check(t->buffer, &err) != 0) return dlxl_push_failure(L, err.code, err.message);
+  }
+  bits = dlx_dtype_bits(t->dtype);
+  if (t->offset * bits % 8 != 0)
+    return dlxl_push_failure(L, DLX_BUFFER_ERROR,
+                             "the view starts inside a byte, which byte_offset cannot express");
+  out->data = t->buffer->data;
+  out->device = t->buffer->device;
+  out->ndim = t->ndim;
+  out->dtype = dlx_dtype_info_of(t->dtype)->dl;
+  out->shape = t->ndim > 0 ? (int64_t *)t->shape : NULL;
+  out->strides = t->ndim > 0 ? (int64_t *)t->strides : NULL;
+  out->byte_offset = (uint64_t)(t->offset * bits / 8);
+  return DLX_OK;
+}
+
+/* ---- the tables for other C modules (dlx_capi_get) */
+
+static const dlx_capi capi = {
+    .version = DLX_CAPI_VERSION,
+    .push_capsule = dlx_push_capsule,
+    .push_capsule_legacy = dlx_push_capsule_legacy,
+    .to_dlpack = dlx_to_dlpack,
+    .to_dlpack_legacy = dlx_to_dlpack_legacy,
+    .error_class = dlx_error_class,
+    .push_borrowed = dlx_push_borrowed,
+    .unborrow = dlx_unborrow,
+    .push_tensor = dlx_push_tensor,
+    .to_dlpack_ex = dlx_to_dlpack_ex,
+    .tensor_view = dlx_tensor_view,
+    .exchange_api = &dlxl_exchange_api,
+};
+
+/* What modules built against version 1 find under "dlx.capi": their dlx_capi_get asks for a
+ * version of exactly 1, and reads only the entries of version 1. */
+static const dlx_capi capi_v1 = {
+    .version = 1,
+    .push_capsule = dlx_push_capsule,
+    .push_capsule_legacy = dlx_push_capsule_legacy,
+    .to_dlpack = dlx_to_dlpack,
+    .to_dlpack_legacy = dlx_to_dlpack_legacy,
+};
+
+void dlxl_open_capi(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&capi);
+  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
+  lua_pushlightuserdata(L, (void *)&capi_v1);
+  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY_V1);
+  lua_pushlightuserdata(L, (void *)&dlxl_exchange_api);
+  lua_setfield(L, LUA_REGISTRYINDEX, DLX_EXCHANGE_API_KEY);
+  luaL_getmetatable(L, DLXL_TENSOR);
+  lua_pushlightuserdata(L, (void *)&dlxl_exchange_api);
+  lua_setfield(L, -2, "__dlpack_c_exchange_api");
+  lua_pop(L, 1);
 }

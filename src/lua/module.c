@@ -2,15 +2,6 @@
  * and the module table that lua/dlx/init.lua builds the public dlx table from. */
 #include "lua/binding.h"
 
-/* What other C modules get through dlx_capi_get(L). */
-static const dlx_capi capi = {
-    .version = DLX_CAPI_VERSION,
-    .push_capsule = dlx_push_capsule,
-    .push_capsule_legacy = dlx_push_capsule_legacy,
-    .to_dlpack = dlx_to_dlpack,
-    .to_dlpack_legacy = dlx_to_dlpack_legacy,
-};
-
 typedef struct constant {
   const char *name;
   int value;
@@ -146,8 +137,7 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   dlxl_open_capsule(L);
   dlxl_open_tensor(L);
   dlxl_open_stream(L);
-  lua_pushlightuserdata(L, (void *)&capi);
-  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
+  dlxl_open_capi(L); /* the C API tables (capi.c) */
 
   lua_createtable(L, 0, 32);
   for (size_t i = 0; i < sizeof func_sets / sizeof func_sets[0]; i++)

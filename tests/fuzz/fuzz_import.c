@@ -3,6 +3,10 @@
  * dlx_push_capsule*, dlx.from_dlpack, a view, a copy, a cast, a reduction, an export to Lua and
  * one to the host. Whatever the bytes, the run must end with the producer's deleter called
  * exactly once, no sanitizer report, and every error a string starting with a dlx error class.
+ * The last byte of the input may instead hand the same tensor over as a loan
+ * (dlx_push_borrowed: the loan ends before or after a collection, the host frees its memory at
+ * once, and the tensor must then raise "borrowed tensor expired" without touching it) or as a
+ * host's tensor (dlx_push_tensor, whose deleter must run exactly once).
  *
  * The data of a tensor dlx could accept points into a heap block that holds exactly the bytes
  * its extent covers, so ASan's redzones around the block guard any read or write past it.
@@ -13,7 +17,8 @@
  *   build-fuzz/fuzz_import -max_total_time=60 build-fuzz/corpus tests/fuzz/corpus
  * DLX_FUZZ_PRINT_ERRORS=1 prints each error message (to collect the bad-input table of
  * docs/dlpack.md), and DLX_FUZZ_DEBUG=1 the layout of each input's tensor (to read a crash
- * input). */
+ * input). DLX_FUZZ_MODE=capsule, loan or host_tensor hands every input over that way (ctest
+ * replays the corpus in each). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -208,12 +213,17 @@ static bool produce(reader *r) {
 
 static lua_State *L;
 
+/* The ways the tensor reaches Lua; DLX_FUZZ_MODE forces one for every input. */
+enum { AS_CAPSULE, AS_LOAN, AS_HOST_TENSOR };
+static int forced_mode = -1;
+
 /* Takes a capsule, returns nil or the first error message. Every step that can fail runs
  * under pcall; a failure must be one of dlx's classes (checked in C). */
 static const char *const script =
     "local dlx = require 'dlx'\n"
     "local cap = ...\n"
-    "local ok, t = pcall(dlx.from_dlpack, cap)\n"
+    "local ok, t = true, cap\n"
+    "if not dlx.is_tensor(cap) then ok, t = pcall(dlx.from_dlpack, cap) end\n"
     "if not ok then return t end\n"
     "local errs = {}\n"
     "local function try(f, ...)\n"
@@ -238,6 +248,16 @@ static const char *const script =
     "  try(v.__dlpack, v)\n"
     "end\n"
     "return #errs > 0 and errs[1] or nil, t\n";
+
+/* Takes a tensor whose loan has ended: whatever reaches its memory must raise. */
+static const char *const expired_script =
+    "local t = ...\n"
+    "local ok, err = pcall(t.sum, t)\n"
+    "assert(not ok and err:find('ValueError: borrowed tensor expired', 1, true), err)\n"
+    "ok, err = pcall(t.clone, t)\n"
+    "assert(not ok and err:find('borrowed tensor expired', 1, true), err)\n"
+    "ok, err = pcall(t.__dlpack, t, {max_version = {1, 3}})\n"
+    "assert(not ok and err:find('borrowed tensor expired', 1, true), err)\n";
 
 static bool has_error_class(const char *msg) {
   static const char *const classes[] = {
@@ -264,6 +284,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   dlx_openlibs(L);
   if (luaL_loadstring(L, script) != LUA_OK) abort();
   lua_setglobal(L, "fuzz_script");
+  if (luaL_loadstring(L, expired_script) != LUA_OK) abort();
+  lua_setglobal(L, "expired_script");
+  if (getenv("DLX_FUZZ_MODE") != NULL) {
+    const char *mode = getenv("DLX_FUZZ_MODE");
+    forced_mode = strcmp(mode, "loan") == 0          ? AS_LOAN
+                  : strcmp(mode, "host_tensor") == 0 ? AS_HOST_TENSOR
+                  : strcmp(mode, "capsule") == 0     ? AS_CAPSULE
+                                                     : -1;
+  }
   return 0;
 }
 
@@ -282,26 +311,81 @@ static void export_to_host(void) {
     check_message(lua_tostring(L, -1));
 }
 
+/* ---- the ways the tensor reaches Lua */
+
+static void count_host_delete(void *ctx) { ((producer *)ctx)->deleted++; }
+
+/* Pushes the tensor as the mode says; false when dlx refused it (the error is on the stack). */
+static bool push(int mode, bool versioned, bool null_deleter, dlx_borrow **loan) {
+  const DLTensor *dl = &current.versioned.dl_tensor;
+  int rc;
+  if (mode == AS_LOAN) {
+    rc = dlx_push_borrowed(L, dl, current.versioned.flags, loan);
+  } else if (mode == AS_HOST_TENSOR) {
+    /* data is the first element: byte_offset folded in (on integers: it may be far away) */
+    void *first = dl->data == NULL ? NULL : (void *)((uintptr_t)dl->data + dl->byte_offset);
+    rc =
+        dlx_push_tensor(L, first, dl->dtype, dl->device, dl->ndim, dl->shape, dl->strides,
+                        current.versioned.flags, null_deleter ? NULL : count_host_delete, &current);
+  } else {
+    rc = versioned ? dlx_push_capsule(L, &current.versioned)
+                   : dlx_push_capsule_legacy(L, &current.legacy);
+    if (rc != 0) abort(); /* pushing a capsule can only fail for lack of memory */
+  }
+  if (rc == 0) return true;
+  if (rc == DLX_MEMORY_ERROR) abort();
+  check_message(lua_tostring(L, -1));
+  return false;
+}
+
+/* Ends the loan before or after a collection, frees the host's memory at once, and checks that
+ * the tensor the script returned (at 2), if any, now refuses to reach it. */
+static void end_loan(dlx_borrow *loan, uint8_t order) {
+  int held = -1;
+  if (order & 1) lua_settop(L, 1);
+  if (order & 2) lua_gc(L, LUA_GCCOLLECT);
+  if (dlx_unborrow(loan, &held) != 0 || (held != 0 && held != 1)) abort();
+  if ((order & 3) == 3 && held != 0) abort(); /* dropped and collected: nothing was left */
+  free(current.block);
+  current.block = NULL;
+  if (lua_gettop(L) >= 2 && lua_isuserdata(L, 2)) {
+    lua_getglobal(L, "expired_script");
+    lua_pushvalue(L, 2);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+      fprintf(stderr, "an expired tensor: %s\n", lua_tostring(L, -1));
+      abort();
+    }
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   reader r = {bytes, size};
   bool versioned = produce(&r);
   bool null_deleter = r.left > 0 && (take(&r, 1) & 15) == 0;
-  int rc;
+  uint8_t how = (uint8_t)take(&r, 1); /* 0 (a short input): a capsule, as before */
+  int mode = forced_mode >= 0 ? forced_mode
+             : how % 4 == 1   ? AS_LOAN
+             : how % 4 == 2   ? AS_HOST_TENSOR
+                              : AS_CAPSULE;
+  int expected = null_deleter || mode == AS_LOAN ? 0 : 1;
+  dlx_borrow *loan = NULL;
   if (null_deleter) current.versioned.deleter = NULL, current.legacy.deleter = NULL;
   lua_settop(L, 0);
   lua_getglobal(L, "fuzz_script");
-  rc = versioned ? dlx_push_capsule(L, &current.versioned)
-                 : dlx_push_capsule_legacy(L, &current.legacy);
-  if (rc != 0) abort(); /* pushing can only fail for lack of memory */
-  if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
-    fprintf(stderr, "the script itself failed: %s\n", lua_tostring(L, -1));
-    abort();
+  if (push(mode, versioned, null_deleter, &loan)) {
+    if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+      fprintf(stderr, "the script itself failed: %s\n", lua_tostring(L, -1));
+      abort();
+    }
+    check_message(lua_tostring(L, 1));
+    if (lua_isuserdata(L, 2)) export_to_host();
+    if (mode == AS_LOAN) end_loan(loan, (uint8_t)(how >> 2));
+  } else if (loan != NULL) {
+    abort(); /* a refused loan is no loan */
   }
-  check_message(lua_tostring(L, 1));
-  if (lua_isuserdata(L, 2)) export_to_host();
   lua_settop(L, 0);
   lua_gc(L, LUA_GCCOLLECT);
-  if (current.deleted != (null_deleter ? 0 : 1)) {
+  if (current.deleted != expected) {
     fprintf(stderr, "the deleter ran %d times\n", current.deleted);
     abort();
   }
