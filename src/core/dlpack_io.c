@@ -69,7 +69,7 @@ static int make_managed(const dlx_tensor *t, bool versioned, uint64_t flags,
 }
 
 /* Why the data cannot be exported as it is (so a copy is needed), or NULL. */
-static const char *copy_reason(const dlx_tensor *t, DLDevice target) {
+const char *dlx_export_copy_reason(const dlx_tensor *t, DLDevice target) {
   if (dlx_buffer_is_borrowed(t->buffer))
     return "the tensor is borrowed from the host, whose loan may end before the consumer is done";
   if (!dlx_device_equal(target, t->buffer->device)) return "the export is to another device";
@@ -114,7 +114,7 @@ int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                DLManagedTensorVersioned **versioned_out, DLManagedTensor **legacy_out,
                dlx_error *err) {
   DLDevice target = opts->has_dl_device ? opts->dl_device : t->buffer->device;
-  const char *reason = copy_reason(t, target);
+  const char *reason = dlx_export_copy_reason(t, target);
   bool copy = opts->copy == DLX_COPY_ALWAYS || reason != NULL;
   dlx_tensor src;
   int rc;

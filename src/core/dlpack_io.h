@@ -27,6 +27,11 @@ typedef struct dlx_export_options {
 /* Exports t under the rules of __dlpack: one allocation holding the managed struct, shape and
  * strides (never NULL strides when ndim > 0) and a buffer reference. Sets *versioned_out or
  * *legacy_out (the other stays NULL). Read-only tensors refuse legacy export unless copied. */
+/* Why sharing t with a consumer on target would not do and an export must copy (a borrowed
+ * tensor, another device, a view starting inside a byte), or NULL when it can be shared. The
+ * from_dlpack fast path for dlx's own tensors asks the same question. */
+const char *dlx_export_copy_reason(const dlx_tensor *t, DLDevice target);
+
 /* Borrowed memory is always copied (the loan may end first); expired memory is refused. */
 int dlx_export(const dlx_tensor *t, const dlx_export_options *opts,
                DLManagedTensorVersioned **versioned_out, DLManagedTensor **legacy_out,

@@ -185,17 +185,15 @@ static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
 }
 
 /* A dlx tensor: what the export of t to ourselves and its import would give, without the
- * capsule. The export copies for another device, and for a view that starts inside a byte (which
- * byte_offset cannot express); it shares the buffer otherwise. Both ends are this thread, whose
- * current stream orders the work of each, so there is no stream to synchronise. */
+ * capsule. The export copies where dlx_export_copy_reason says so (a borrowed tensor, another
+ * device, a view that starts inside a byte); it shares the buffer otherwise. Both ends are this
+ * thread, whose current stream orders the work of each, so there is no stream to synchronise. */
 static int consume_tensor(lua_State *L, const dlx_tensor *t, const consume_options *opts) {
   DLDevice target = opts->has_target ? opts->target : dlx_tensor_device(t);
-  const char *reason = NULL;
+  const char *reason = dlx_export_copy_reason(t, target);
   dlx_tensor *out;
-  if (!dlx_device_equal(target, dlx_tensor_device(t)))
-    reason = "the export is to another device";
-  else if (t->offset * dlx_dtype_bits(t->dtype) % 8 != 0)
-    reason = "the view starts inside a byte, which byte_offset cannot express";
+  dlx_error err;
+  dlxl_check(L, dlx_buffer_check(t->buffer, &err), &err); /* a borrowed tensor whose loan ended */
   if (reason != NULL && opts->copy == 0)
     return dlxl_error(L, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
   if (reason != NULL || opts->copy == 1) return push_copy(L, t, target);
