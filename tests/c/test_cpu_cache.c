@@ -15,6 +15,18 @@
 #include "cpu/cpu.h"
 #include "cpu/cpu_cache.h"
 
+/* With AddressSanitizer, cached blocks are poisoned (past their first 64 bytes). */
+#if defined(__SANITIZE_ADDRESS__)
+#define WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WITH_ASAN 1
+#endif
+#endif
+#if defined(WITH_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
 
@@ -91,8 +103,12 @@ static void test_reuse(void) {
   a = dlx_cpu_block_alloc(MIB);
   dlx_cpu_block_free(a, MIB);
   CHECK_EQ_INT(dlx_cpu_cache_bytes(), MIB);
+#if defined(WITH_ASAN)
+  CHECK(__asan_address_is_poisoned((char *)a + MIB - 1)); /* a read after free is still caught */
+#endif
   b = dlx_cpu_block_alloc(MIB - 1000); /* the same class */
   CHECK(b == a);
+  memset(b, 1, MIB - 1000);
   CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0);
   c = dlx_cpu_block_alloc(MIB + 1); /* the next class: a new block */
   CHECK(c != b);
