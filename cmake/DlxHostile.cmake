@@ -2,8 +2,8 @@
 # library's sources again with their own instrumentation (.ci/hostile.sh turns them on).
 #   DLX_FUZZ  the libFuzzer import fuzzer tests/fuzz/fuzz_import.c (clang): -fsanitize=fuzzer,
 #             address,undefined; ctest "fuzz.corpus" replays the committed seed corpus.
-#   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c) and the soak test (tests/soak)
-#             built with ThreadSanitizer, as ctest "tsan.<name>" and "tsan.soak".
+#   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c, test_cpu_cache.c) and the soak test
+#             (tests/soak) built with ThreadSanitizer, as ctest "tsan.<name>" and "tsan.soak".
 # The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
 # normal suite already (tests/CMakeLists.txt).
 # (The options are declared in the root CMakeLists.txt: under AUTO, CUDA is not built with them.)
@@ -47,6 +47,7 @@ endif()
 
 if(DLX_TSAN)
   file(GLOB DLX_THREAD_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/c/test_threads*.c)
+  list(APPEND DLX_THREAD_TESTS ${PROJECT_SOURCE_DIR}/tests/c/test_cpu_cache.c) # threads too
   add_custom_target(tsan_tests) # what the tsan preset builds
   foreach(test_source ${DLX_THREAD_TESTS})
     get_filename_component(test_name ${test_source} NAME_WE)

@@ -29,7 +29,8 @@ function M.current_device()
   return core.current_device("cuda")
 end
 
---- Gives the blocks held by the caching allocator back to CUDA (all devices).
+--- Gives the blocks held by the caching allocator back to CUDA (all devices); the same as
+-- dlx.empty_cache("cuda").
 function M.empty_cache()
   core.empty_cache("cuda")
 end

@@ -26,6 +26,9 @@ local dlx = {
   -- "MemoryError", or nil for an error without a dlx class
   error_class = core.error_class,
   memory_allocated = core.memory_allocated,
+  -- dlx.empty_cache([device]): gives the blocks the caching allocators keep for reuse back to the
+  -- OS and the drivers: of device's backend, or of every backend without an argument
+  empty_cache = core.empty_cache,
   -- streams of GPU devices: dlx.stream(device[, handle]), dlx.current_stream(device),
   -- dlx.with_stream(s, fn, ...) runs fn with s current (also s:use(fn, ...))
   stream = core.stream,
@@ -36,6 +39,12 @@ local dlx = {
 }
 
 core.tensor_metatable.__tostring = print_module.format
+
+--- Bytes the caching allocator of device's backend keeps there for reuse (default: the default
+-- device); 0 for devices without a cache.
+function dlx.memory_cached(dev)
+  return core.memory_cached(dev or device.default_device())
+end
 
 -- Creation takes an options table {dtype =, device =, usm =}; the C functions read it (and the
 -- default device) themselves, since this is on the path of every new tensor.

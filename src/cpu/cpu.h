@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-/* Bytes the CPU backend's allocator holds now (dlx.memory_allocated). */
+/* Bytes the CPU backend's allocator holds for tensors now (dlx.memory_allocated): the bytes
+ * they asked for, without the blocks kept in the cache (cpu_cache.h). */
 size_t dlx_cpu_memory_allocated(void);
 
 #endif

@@ -137,6 +137,16 @@ void dlxl_open_stream(lua_State *L);
 bool dlxl_tostreamvalue(lua_State *L, int idx, int64_t *value);
 extern const luaL_Reg dlxl_stream_funcs[];
 
+/* ---- memory.c: memory_allocated, memory_cached, empty_cache, and the retry before a
+ * MemoryError */
+extern const luaL_Reg dlxl_memory_funcs[];
+/* After a core call that allocates returned rc: true when the call should run once more. That
+ * is after a MemoryError, when not yet *retried: then a full collection has closed the
+ * tensors nothing references and every backend's cache was emptied. src, the call's tensor
+ * argument (or NULL), is checked again, since a finalizer may have closed it (ValueError).
+ *   do rc = dlx_reduce(&made, ..., &err); while (dlxl_reclaim(L, rc, &retried, t)); */
+bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlx_tensor *src);
+
 /* ---- the other function and method tables */
 extern const luaL_Reg dlxl_create_funcs[];   /* create.c */
 extern const luaL_Reg dlxl_tensor_methods[]; /* tensor.c */

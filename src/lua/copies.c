@@ -8,7 +8,11 @@ static int push_clone_in(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLD
                          dlx_memory memory) {
   dlx_tensor *out = dlxl_newtensor(L), made;
   dlx_error err;
-  dlxl_check(L, dlx_clone_as_memory(&made, t, dtype, device, memory, &err), &err);
+  bool retried = false;
+  int rc;
+  do rc = dlx_clone_as_memory(&made, t, dtype, device, memory, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
   *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;

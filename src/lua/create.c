@@ -15,7 +15,11 @@ static dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice d
   int32_t ndim = dlxl_checkshape(L, idx, shape, false);
   dlx_tensor *out = dlxl_newtensor(L), made;
   dlx_error err;
-  dlxl_check(L, dlx_tensor_empty_memory(&made, shape, ndim, dtype, device, memory, &err), &err);
+  bool retried = false;
+  int rc;
+  do rc = dlx_tensor_empty_memory(&made, shape, ndim, dtype, device, memory, &err);
+  while (dlxl_reclaim(L, rc, &retried, NULL));
+  dlxl_check(L, rc, &err);
   *out = made;
   return out;
 }

@@ -116,7 +116,11 @@ static void export_into(lua_State *L, const dlx_tensor *t, const dlx_export_opti
   DLManagedTensor *legacy = NULL;
   const DLTensor *dl;
   dlx_error err;
-  dlxl_check(L, dlx_export(t, opts, &versioned, &legacy, &err), &err);
+  bool retried = false;
+  int rc;
+  do rc = dlx_export(t, opts, &versioned, &legacy, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
   c->versioned = versioned != NULL;
   c->ptr = versioned != NULL ? (void *)versioned : (void *)legacy;
   dl = versioned != NULL ? &versioned->dl_tensor : &legacy->dl_tensor;

@@ -58,40 +58,6 @@ static void set_constants(lua_State *L, const char *field, const constant *list)
   lua_setfield(L, -2, field);
 }
 
-/* memory_allocated([device]) -> bytes dlx's allocator holds on that device now. */
-static int core_memory_allocated(lua_State *L) {
-  DLDevice device = dlxl_parsedevice(L, 1);
-  const dlx_backend *backend = dlx_backend_for(device.device_type);
-  size_t bytes = 0; /* a device that is not there holds nothing */
-  if (dlx_device_check(device, NULL) == 0 && backend->memory_allocated != NULL)
-    bytes = backend->memory_allocated(device.device_id);
-  lua_pushinteger(L, (lua_Integer)bytes);
-  return 1;
-}
-
-/* memory_cached([device]) -> bytes the caching allocator of the device's backend holds there,
- * ready for reuse; 0 for backends without a cache and devices that are not there. */
-static int core_memory_cached(lua_State *L) {
-  DLDevice device = dlxl_parsedevice(L, 1);
-  const dlx_backend *backend = dlx_backend_for(device.device_type);
-  size_t bytes = 0;
-  if (dlx_device_check(device, NULL) == 0 && backend->memory_cached != NULL)
-    bytes = backend->memory_cached(device.device_id);
-  lua_pushinteger(L, (lua_Integer)bytes);
-  return 1;
-}
-
-/* empty_cache(device): gives the cached blocks of every device of that device's backend back to
- * the driver; nothing for backends without a cache, or not built. */
-static int core_empty_cache(lua_State *L) {
-  DLDevice device = dlxl_parsedevice(L, 1);
-  const dlx_backend *backend = dlx_backend_for(device.device_type);
-  dlx_error err;
-  if (backend != NULL && backend->empty_cache != NULL)
-    dlxl_check(L, backend->empty_cache(&err), &err);
-  return 0;
-}
-
 /* current_device(device) -> the id of the calling thread's current device of that device's
  * backend, or nil when the backend has no such notion or no device is current. */
 static int core_current_device(lua_State *L) {
@@ -119,9 +85,6 @@ static int core_is_tensor(lua_State *L) {
 }
 
 static const luaL_Reg module_funcs[] = {
-    {"memory_allocated", core_memory_allocated},
-    {"memory_cached", core_memory_cached},
-    {"empty_cache", core_empty_cache},
     {"current_device", core_current_device},
     {"backend_built", core_backend_built},
     {"is_tensor", core_is_tensor},
@@ -131,7 +94,8 @@ static const luaL_Reg module_funcs[] = {
 DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   const luaL_Reg *const func_sets[] = {module_funcs,     dlxl_device_funcs,  dlxl_create_funcs,
                                        dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs,
-                                       dlxl_error_funcs, dlxl_type_funcs,    dlxl_dlpack_funcs};
+                                       dlxl_error_funcs, dlxl_type_funcs,    dlxl_dlpack_funcs,
+                                       dlxl_memory_funcs};
   luaL_checkversion(L);
   dlxl_open_device(L);
   dlxl_open_capsule(L);

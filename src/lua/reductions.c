@@ -8,7 +8,11 @@ static int reduce(lua_State *L, dlx_reduce_op op) {
   bool keepdim = dlxl_optboolean(L, 3, "keepdim");
   dlx_tensor *out = dlxl_newtensor(L), made;
   dlx_error err;
-  dlxl_check(L, dlx_reduce(&made, op, t, dims, keepdim, &err), &err);
+  bool retried = false;
+  int rc;
+  do rc = dlx_reduce(&made, op, t, dims, keepdim, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
   *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;

@@ -38,6 +38,10 @@ dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
   return t;
 }
 
+/* Every new tensor's bytes count, cached block or not: the collector's pace is set by how fast
+ * live memory grows, and a block taken from the cache is live again just like a new one. Cached
+ * blocks are not live and are not reported. (Not reporting cache hits would let a loop of
+ * temporaries run without collecting until the cache was drained and every temporary live.) */
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
   int64_t kib = nbytes / 1024;
   if (!lua_gc(L, LUA_GCISRUNNING)) return; /* the program stopped the collector */

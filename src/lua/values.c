@@ -127,6 +127,7 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
                         dlx_memory memory) {
   dlx_tensor *wide = lua_touserdata(L, idx), *out, made;
   dlx_error err;
+  bool retried = false;
   int rc;
   if (wide->dtype == dtype && dlx_device_equal(device, dlx_tensor_device(wide)) &&
       memory == DLX_MEMORY_DEFAULT) {
@@ -135,7 +136,8 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
     return;
   }
   out = dlxl_newtensor(L);
-  rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
+  do rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
+  while (dlxl_reclaim(L, rc, &retried, wide));
   dlx_tensor_close(wide); /* the host copy goes now, whatever happened */
   dlxl_check(L, rc, &err);
   *out = made;
@@ -293,6 +295,8 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
+  bool retried = false;
+  int rc;
   idx = lua_absindex(L, idx);
   luaL_checkstack(L, DLX_MAX_NDIM + 8, "nested tensor data");
   walk(L, idx, &n);
@@ -306,7 +310,9 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
                "complex dtype)",
                dlx_dtype_info_of(dtype)->name);
   host = dlxl_newtensor(L);
-  dlxl_check(L, dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err), &err);
+  do rc = dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
+  while (dlxl_reclaim(L, rc, &retried, NULL));
+  dlxl_check(L, rc, &err);
   *host = made;
   fill(L, idx, &n, host);
   dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
@@ -405,12 +411,16 @@ static int tensor_totable(lua_State *L) {
   dlx_tensor *host, made;
   dlx_error err;
   const char *at;
+  bool retried = false;
+  int rc;
   if (dlx_tensor_numel(t) == 0 && empty_table_count(t) < 0)
     return dlxl_error(L, DLX_MEMORY_ERROR,
                       "totable of this empty tensor would make more than %lld nested tables",
                       (long long)MAX_EMPTY_TABLES);
   host = dlxl_newtensor(L);
-  dlxl_check(L, dlx_to_host_wide(&made, t, &err), &err);
+  do rc = dlx_to_host_wide(&made, t, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
   *host = made;
   luaL_checkstack(L, host->ndim + 8, "nested tables");
   at = dlxl_hostdata(host);

@@ -9,7 +9,11 @@
  * Lua's own "not enough memory" (LUA_ERRMEM), which is how a failure of the Lua allocator
  * surfaces -- dlx never rewrites Lua's errors. Then, after lua_close, every producer deleter has
  * run exactly once and dlx's CPU allocator holds nothing; LeakSanitizer (the ASan build) and
- * valgrind catch any other leak. */
+ * valgrind catch any other leak.
+ *
+ * Before an allocation becomes a MemoryError, dlx collects, empties its caches and tries once
+ * more: a failure of the first try alone is then not seen. test_retry checks that path: that
+ * the collection frees what is missing, and that there is exactly one more try. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -20,6 +24,7 @@
 #include "check.h"
 #include "core/alloc.h"
 #include "cpu/cpu.h"
+#include "cpu/cpu_cache.h"
 #include "dlx.h"
 #include "lua_host.h"
 #include "producer.h"
@@ -144,6 +149,13 @@ static const scenario scenarios[] = {
      "local e = c:__dlpack{max_version = {1, 3}}\n"
      "return a, s, k, e\n"},
     {"capsules to the host", 3, "return ...\n"},
+    /* blocks of 64 KiB and more: the CPU cache's blocks, taken and given back */
+    {"temporaries", 0,
+     "local x = dlx.ones(20000)\n"
+     "local s = 0\n"
+     "for i = 1, 3 do s = s + x:astype('float64'):sum():item() end\n"
+     "collectgarbage()\n"
+     "return x:astype('float64'), dlx.zeros(30000)\n"},
 };
 
 /* ---- one run */
@@ -260,10 +272,63 @@ static void sweep(const scenario *s, bool sticky) {
   CHECK(n > 0 && by_dlx > 0);
 }
 
+/* ---- the retry before a MemoryError: a full collection, emptied caches, one more try */
+
+/* dlx's allocations fail while the CPU tensors that are live hold budget bytes or more (so
+ * the memory that garbage tensors hold is what is missing), or while fail_dlx > 0. */
+static size_t budget = SIZE_MAX;
+static int fail_dlx;
+
+static int budget_hook(void *ctx) {
+  (void)ctx;
+  if (fail_dlx > 0) {
+    fail_dlx--;
+    return 1;
+  }
+  return dlx_cpu_memory_allocated() >= budget;
+}
+
+/* Runs chunk in a fresh state with the hook; returns its error message, or "" on success. */
+static const char *run_with_hook(const char *chunk, char *message, size_t size) {
+  lua_State *L = host_new_state(NULL);
+  message[0] = '\0';
+  dlx_set_alloc_fail_hook(budget_hook, NULL);
+  if (luaL_dostring(L, chunk) != LUA_OK) snprintf(message, size, "%s", lua_tostring(L, -1));
+  dlx_set_alloc_fail_hook(NULL, NULL);
+  lua_close(L);
+  CHECK_EQ_INT(dlx_cpu_memory_allocated(), 0);
+  return message;
+}
+
+static void test_retry(void) {
+  char message[256];
+  /* the collector is stopped: only the retry's collection frees the 1 MiB temporaries */
+  const char *loop = "collectgarbage('stop')\n"
+                     "for i = 1, 40 do local t = dlx.ones(1 << 18):sum() end\n";
+  budget = 8 << 20;
+  CHECK(strcmp(run_with_hook(loop, message, sizeof message), "") == 0);
+  budget = SIZE_MAX;
+  /* a failure that a second try does not meet again is never seen */
+  fail_dlx = 1;
+  CHECK(strcmp(run_with_hook("dlx.zeros(100000)", message, sizeof message), "") == 0);
+  CHECK_EQ_INT(fail_dlx, 0);
+  /* one that it meets again is a MemoryError, after exactly one more try */
+  fail_dlx = 2;
+  run_with_hook("dlx.zeros(100000)", message, sizeof message);
+  CHECK(strstr(message, "MemoryError: ") != NULL);
+  CHECK_EQ_INT(fail_dlx, 0);
+  fail_dlx = 0;
+}
+
 int main(void) {
+  test_retry();
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
     sweep(&scenarios[i], false);
     sweep(&scenarios[i], true);
   }
+  /* what the runs left in the CPU cache is given back whole */
+  CHECK(dlx_cpu_cache_bytes() <= dlx_cpu_cache_limit());
+  dlx_cpu_cache_empty();
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0);
   return check_report("test_alloc_fail");
 }
