@@ -81,16 +81,15 @@ typedef struct pool_job {
 
 static struct {
   pthread_mutex_t lock;
-  pthread_cond_t wake;     /* workers: a new job (generation changed) */
-  pthread_cond_t finished; /* the caller: the last block is done */
-  atomic_flag busy;        /* a caller owns the pool */
-  int workers;             /* started so far; only grows */
-  uint32_t generation;     /* of the current job, under lock */
-  pool_job job;            /* under lock */
-  _Atomic uint64_t claim;  /* generation << 32 | next block */
+  pthread_cond_t finished;              /* the caller: the last block is done */
+  atomic_flag busy;                     /* a caller owns the pool */
+  int workers;                          /* started so far; only grows */
+  pthread_cond_t wake[MAX_THREADS - 1]; /* worker i: a new job (generation changed) */
+  uint32_t generation;                  /* of the current job, under lock */
+  pool_job job;                         /* under lock */
+  _Atomic uint64_t claim;               /* generation << 32 | next block */
   atomic_int_fast64_t done;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
-          .wake = PTHREAD_COND_INITIALIZER,
           .finished = PTHREAD_COND_INITIALIZER,
           .busy = ATOMIC_FLAG_INIT};
 
@@ -130,7 +129,7 @@ static void *worker_main(void *arg) {
   pthread_mutex_lock(&pool.lock);
   seen = pool.generation - 1; /* started for the current job: help with it */
   for (;;) {
-    while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+    while (pool.generation == seen) pthread_cond_wait(&pool.wake[index], &pool.lock);
     seen = pool.generation;
     pool_job job = pool.job;
     pthread_mutex_unlock(&pool.lock);
@@ -149,11 +148,15 @@ static void start_workers(int want) {
   while (pool.workers < want) {
     pthread_t t;
     pthread_attr_t attr;
+    if (pthread_cond_init(&pool.wake[pool.workers], NULL) != 0) break;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int rc = pthread_create(&t, &attr, worker_main, (void *)(intptr_t)pool.workers);
     pthread_attr_destroy(&attr);
-    if (rc != 0) break;
+    if (rc != 0) {
+      pthread_cond_destroy(&pool.wake[pool.workers]);
+      break;
+    }
     pool.workers++;
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -182,12 +185,9 @@ static void run_on_pool(const pool_job *job, int threads) {
   uint32_t gen = ++pool.generation;
   atomic_store(&pool.done, 0);
   atomic_store(&pool.claim, (uint64_t)gen << 32);
+  /* Wake the workers that may help, no more than there are blocks for besides the caller's. */
   int64_t wanted = job->blocks - 1 < pool.job.helpers ? job->blocks - 1 : pool.job.helpers;
-  if (wanted >= pool.workers) {
-    pthread_cond_broadcast(&pool.wake);
-  } else {
-    for (int64_t i = 0; i < wanted; i++) pthread_cond_signal(&pool.wake);
-  }
+  for (int64_t i = 0; i < wanted && i < pool.workers; i++) pthread_cond_signal(&pool.wake[i]);
   pthread_mutex_unlock(&pool.lock);
 
   in_job = true;
