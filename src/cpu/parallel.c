@@ -93,9 +93,22 @@ static struct {
           .finished = PTHREAD_COND_INITIALIZER,
           .busy = ATOMIC_FLAG_INIT};
 
-/* True on pool workers, and on a caller while it runs blocks: kernels called from a block run
- * on their own thread. */
-static _Thread_local bool in_job;
+/* Set (non-NULL) on pool workers, and on a caller while it runs blocks: kernels called from a
+ * block run on their own thread. A pthread key rather than _Thread_local: the library is often
+ * a dlopened module, and LeakSanitizer's thread walk at exit crashes on the dynamic TLS of
+ * such modules in threads it did not start with. */
+static pthread_key_t job_key;
+static bool job_key_ok;
+static pthread_once_t job_key_once = PTHREAD_ONCE_INIT;
+static void make_job_key(void) { job_key_ok = pthread_key_create(&job_key, NULL) == 0; }
+
+static void set_in_job(bool on) { pthread_setspecific(job_key, on ? &job_key : NULL); }
+
+/* False when the pool may be used from this thread. */
+static bool in_job(void) {
+  pthread_once(&job_key_once, make_job_key);
+  return !job_key_ok || pthread_getspecific(job_key) != NULL;
+}
 
 /* Takes the next block of job generation gen; false when none is left or the job is gone. */
 static bool claim_block(uint32_t gen, int64_t blocks, int64_t *b) {
@@ -125,7 +138,7 @@ static void run_blocks(const pool_job *job, uint32_t gen, bool caller) {
 static void *worker_main(void *arg) {
   int index = (int)(intptr_t)arg;
   uint32_t seen;
-  in_job = true;
+  set_in_job(true);
   pthread_mutex_lock(&pool.lock);
   seen = pool.generation - 1; /* started for the current job: help with it */
   for (;;) {
@@ -190,9 +203,9 @@ static void run_on_pool(const pool_job *job, int threads) {
   for (int64_t i = 0; i < wanted && i < pool.workers; i++) pthread_cond_signal(&pool.wake[i]);
   pthread_mutex_unlock(&pool.lock);
 
-  in_job = true;
+  set_in_job(true);
   run_blocks(job, gen, true);
-  in_job = false;
+  set_in_job(false);
   if (atomic_load(&pool.done) < job->blocks) { /* blocks still running on workers */
     pthread_mutex_lock(&pool.lock);
     while (atomic_load(&pool.done) < job->blocks) pthread_cond_wait(&pool.finished, &pool.lock);
@@ -208,7 +221,7 @@ void dlx_cpu_parallel_for(int64_t n, int64_t grain, dlx_cpu_range_fn fn, void *c
   if (grain < 1) grain = 1;
   if (threads > n / grain) threads = n / grain;
 #ifdef DLX_WITH_THREADS
-  if (threads > 1 && !in_job && !atomic_flag_test_and_set(&pool.busy)) {
+  if (threads > 1 && !in_job() && !atomic_flag_test_and_set(&pool.busy)) {
     int64_t block = grain;
     if ((n + block - 1) / block > MAX_BLOCKS) block = (n + MAX_BLOCKS - 1) / MAX_BLOCKS;
     pool_job job = {fn, ctx, n, block, (n + block - 1) / block, 0};
