@@ -19,8 +19,8 @@ function(dlx_instrumented_executable name flags)
   target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,INCLUDE_DIRECTORIES>
                                              ${PROJECT_SOURCE_DIR}/tests/c)
   target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,COMPILE_DEFINITIONS>)
-  # The library runs single-threaded here: OpenMP pragmas are ignored (and not warned about).
-  target_compile_options(${name} PRIVATE ${DLX_WARNINGS} -Wno-unknown-pragmas ${flags}
+  # DLX_WITH_THREADS comes with the definitions: the kernels' thread pool runs instrumented too.
+  target_compile_options(${name} PRIVATE ${DLX_WARNINGS} ${flags}
                                          -fno-omit-frame-pointer)
   target_link_options(${name} PRIVATE ${flags})
   target_link_libraries(${name} PRIVATE Lua54::lua ${MATH_LIBRARY} ${CMAKE_DL_LIBS})

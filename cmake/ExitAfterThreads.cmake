@@ -1,6 +1,6 @@
 # Runs a Lua process that exits right after a multi-threaded kernel, 20 times (ctest
-# module.exit_after_threads, cmake/DlxTests.cmake): lua_close unloads dlx/core.so, and its OpenMP
-# runtime must not be unmapped under its idle worker threads. Before dlx linked with
+# module.exit_after_threads, cmake/DlxTests.cmake): lua_close unloads dlx/core.so, whose code
+# must not be unmapped under the kernels' idle pool threads. Before dlx linked with
 # -z nodelete, about half of such runs crashed on exit.
 #   cmake -DLUA=lua5.4 -DSRC=<source dir> -DBIN=<build dir> -P cmake/ExitAfterThreads.cmake
 set(script "local dlx = require 'dlx'; assert(dlx.ones(1 << 22):sum():item() == 1 << 22)")

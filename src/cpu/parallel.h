@@ -1,10 +1,12 @@
-/* parallel.h -- threads for the CPU kernels (OpenMP when the build has it).
+/* parallel.h -- threads for the CPU kernels: a pool of POSIX threads (parallel.c) when the build
+ * has them (DLX_WITH_THREADS).
  *
  * Work is split into ranges of "items" (rows, tiles, chunks: whatever the kernel counts); a
  * kernel only goes parallel when each thread gets at least `grain` items, so small tensors stay
- * on the calling thread. Kernels whose result could depend on how work is split (sums) split it
- * into pieces of a fixed size and combine the pieces' results in a fixed order, so that the
- * thread count never changes a result. */
+ * on the calling thread. Which thread runs which block is decided at run time by who is free,
+ * so kernels whose result could depend on how work is split (sums) split it into pieces of a
+ * fixed size, keep each piece's result and combine them in a fixed order: neither the thread
+ * count nor the machine's load ever changes a result. */
 #ifndef DLX_CPU_PARALLEL_H
 #define DLX_CPU_PARALLEL_H
 
@@ -13,16 +15,18 @@
 /* Bytes a thread should at least touch before a second thread is worth starting. */
 #define DLX_CPU_GRAIN_BYTES ((int64_t)1 << 20)
 
-/* The number of threads kernels may use: DLX_NUM_THREADS when set to a positive number (read
- * once), else the OpenMP default; 1 without OpenMP. */
+/* The number of threads kernels may use, the caller included: DLX_NUM_THREADS when set to a
+ * positive number (read once), else the cores this process may run on; 1 without threads. */
 int dlx_cpu_num_threads(void);
 /* Overrides the count for the rest of the process (tests compare 1 and 2 threads); n <= 0
  * goes back to the default. */
 void dlx_cpu_set_num_threads(int n);
 
-/* Calls fn(ctx, begin, end) on disjoint ranges covering [0, n): blocks of grain items handed
- * to up to dlx_cpu_num_threads() threads as they come free; a single call on this thread when
- * n < 2 * grain or when already inside a parallel region. */
+/* Calls fn(ctx, begin, end) on disjoint ranges covering [0, n): blocks of grain items taken by
+ * the calling thread and by up to dlx_cpu_num_threads() - 1 pool workers as they come free.
+ * It returns when every block is done, without waiting for a worker that took none. A single
+ * call on this thread when n < 2 * grain, when called from inside a block, or while another
+ * thread has the pool. */
 typedef void (*dlx_cpu_range_fn)(void *ctx, int64_t begin, int64_t end);
 void dlx_cpu_parallel_for(int64_t n, int64_t grain, dlx_cpu_range_fn fn, void *ctx);
 

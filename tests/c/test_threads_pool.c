@@ -1,0 +1,229 @@
+/* test_threads_pool.c -- the CPU kernels' thread pool (src/cpu/parallel.c), run in the normal
+ * suite and under ThreadSanitizer (ctest tsan.test_threads_pool):
+ *   - every item of [0, n) is handed out exactly once, in ranges of whole blocks, for thread
+ *     counts 1 to 4 (more threads than this machine's cores too) and many sizes and grains;
+ *   - the work really spreads: with 2 threads, a worker takes blocks while the caller is busy;
+ *   - a range function that calls the pool again runs that inner loop on its own thread;
+ *   - several host threads calling at once all get their work done (one owns the pool, the
+ *     others run on their own thread);
+ *   - real kernels (a long sum, a copy) on 1, 2 and 3 threads agree bit for bit, while host
+ *     threads use the pool at the same time. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "core/core.h"
+#include "cpu/parallel.h"
+
+/* ---- coverage */
+
+typedef struct cover {
+  int64_t n, grain;
+  atomic_int *hits;    /* per item */
+  atomic_int bad;      /* ranges that are empty, out of bounds or not whole blocks */
+  atomic_int calls;    /* range calls */
+  pthread_t caller;    /* the thread that called the pool */
+  atomic_int by_other; /* ranges run by another thread */
+} cover;
+
+static void cover_range(void *ctx, int64_t begin, int64_t end) {
+  cover *c = ctx;
+  bool whole =
+      end - begin == c->n || (begin % c->grain == 0 && (end == c->n || end % c->grain == 0));
+  if (begin < 0 || end > c->n || begin >= end || !whole) atomic_fetch_add(&c->bad, 1);
+  for (int64_t i = begin; i < end && i < c->n && i >= 0; i++) atomic_fetch_add(&c->hits[i], 1);
+  atomic_fetch_add(&c->calls, 1);
+  if (!pthread_equal(pthread_self(), c->caller)) atomic_fetch_add(&c->by_other, 1);
+}
+
+/* Runs the pool over n items; true when each item was seen once in well-formed ranges (no
+ * CHECK here: host threads call it too). *others gets the ranges run by other threads. */
+static bool covers(int64_t n, int64_t grain, int *others) {
+  cover c = {.n = n, .grain = grain > 0 ? grain : 1, .caller = pthread_self()};
+  c.hits = calloc((size_t)(n > 0 ? n : 1), sizeof *c.hits);
+  dlx_cpu_parallel_for(n, grain, cover_range, &c);
+  bool ok = atomic_load(&c.bad) == 0 && (n > 0 || atomic_load(&c.calls) == 0);
+  for (int64_t i = 0; i < n; i++) ok = ok && atomic_load(&c.hits[i]) == 1;
+  free(c.hits);
+  *others = atomic_load(&c.by_other);
+  return ok;
+}
+
+static void test_cover(void) {
+  static const int64_t sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4097, 100000};
+  static const int64_t grains[] = {0, 1, 2, 5, 64, 1000};
+  for (int threads = 1; threads <= 4; threads++) {
+    dlx_cpu_set_num_threads(threads);
+    CHECK_EQ_INT(dlx_cpu_num_threads(), threads);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      for (size_t g = 0; g < sizeof grains / sizeof grains[0]; g++) {
+        int others;
+        CHECK(covers(sizes[s], grains[g], &others));
+        if (threads == 1) CHECK_EQ_INT(others, 0); /* one thread: all on the caller */
+      }
+    }
+  }
+  dlx_cpu_set_num_threads(0);
+}
+
+/* ---- the work spreads: the caller's first block waits (a bounded time) for a worker's */
+
+typedef struct spread {
+  pthread_t caller;
+  atomic_int caller_blocks, worker_blocks;
+} spread;
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static void spread_range(void *ctx, int64_t begin, int64_t end) {
+  spread *s = ctx;
+  (void)begin, (void)end;
+  if (!pthread_equal(pthread_self(), s->caller)) {
+    atomic_fetch_add(&s->worker_blocks, 1);
+    return;
+  }
+  if (atomic_fetch_add(&s->caller_blocks, 1) == 0) {
+    for (int i = 0; i < 5000 && atomic_load(&s->worker_blocks) == 0; i++) sleep_ms(1);
+  }
+}
+
+static void test_spread(void) {
+  dlx_cpu_set_num_threads(2);
+  spread s = {.caller = pthread_self()};
+  dlx_cpu_parallel_for(64, 1, spread_range, &s);
+  CHECK(atomic_load(&s.worker_blocks) > 0);
+  CHECK_EQ_INT(atomic_load(&s.worker_blocks) + atomic_load(&s.caller_blocks), 64);
+  dlx_cpu_set_num_threads(0);
+}
+
+/* ---- nested: the inner loop is one call on the same thread */
+
+typedef struct nested {
+  atomic_int inner_calls, inner_elsewhere, inner_bad;
+} nested;
+
+static void inner_range(void *ctx, int64_t begin, int64_t end) {
+  void **args = ctx;
+  nested *t = args[0];
+  pthread_t *outer_thread = args[1];
+  atomic_fetch_add(&t->inner_calls, 1);
+  if (begin != 0 || end != 1000) atomic_fetch_add(&t->inner_bad, 1);
+  if (!pthread_equal(pthread_self(), *outer_thread)) atomic_fetch_add(&t->inner_elsewhere, 1);
+}
+
+static void outer_range(void *ctx, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; i++) {
+    pthread_t self = pthread_self();
+    void *args[2] = {ctx, &self};
+    dlx_cpu_parallel_for(1000, 1, inner_range, args);
+  }
+}
+
+static void test_nested(void) {
+  dlx_cpu_set_num_threads(2);
+  nested t = {0};
+  dlx_cpu_parallel_for(16, 1, outer_range, &t);
+  CHECK_EQ_INT(atomic_load(&t.inner_calls), 16);
+  CHECK_EQ_INT(atomic_load(&t.inner_bad), 0);
+  CHECK_EQ_INT(atomic_load(&t.inner_elsewhere), 0);
+  dlx_cpu_set_num_threads(0);
+}
+
+/* ---- several host threads at once */
+
+#define HOSTS 4
+#define HOST_ROUNDS 200
+
+/* Returns its failures (a count, as a pointer). */
+static void *host_loop(void *arg) {
+  intptr_t failures = 0;
+  int others;
+  (void)arg;
+  for (int r = 0; r < HOST_ROUNDS; r++) failures += !covers(1 + r * 37 % 3000, 1 + r % 7, &others);
+  return (void *)failures;
+}
+
+static void test_many_callers(void) {
+  dlx_cpu_set_num_threads(3);
+  pthread_t hosts[HOSTS];
+  for (int i = 0; i < HOSTS; i++) CHECK(pthread_create(&hosts[i], NULL, host_loop, NULL) == 0);
+  for (int i = 0; i < HOSTS; i++) {
+    void *failures = NULL;
+    pthread_join(hosts[i], &failures);
+    CHECK_EQ_INT((intptr_t)failures, 0);
+  }
+  dlx_cpu_set_num_threads(0);
+}
+
+/* ---- kernels agree on any thread count, with other callers around */
+
+#define SUM_N ((int64_t)3 << 20) /* 12 MiB of float32: several sum pieces and blocks */
+
+static void make_vector(dlx_tensor *t, dlx_dtype dtype, int64_t n) {
+  dlx_error err;
+  const int64_t shape[1] = {n};
+  CHECK(dlx_tensor_empty(t, shape, 1, dtype, (DLDevice){kDLCPU, 0}, &err) == 0);
+}
+
+static atomic_bool stop_busy;
+
+static void *busy_caller(void *arg) {
+  intptr_t failures = 0;
+  int others;
+  (void)arg;
+  while (!atomic_load(&stop_busy)) failures += !covers(5000, 10, &others);
+  return (void *)failures;
+}
+
+static void test_kernels_agree(void) {
+  dlx_tensor x, wide[3], sums[3];
+  dlx_error err;
+  make_vector(&x, DLX_FLOAT32, SUM_N);
+  float *p = x.buffer->data;
+  uint32_t seed = 12345;
+  for (int64_t i = 0; i < SUM_N; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    p[i] = (float)(seed >> 8) / (float)(1 << 24) * 1000.0f - 300.0f;
+  }
+  pthread_t other;
+  atomic_store(&stop_busy, false);
+  CHECK(pthread_create(&other, NULL, busy_caller, NULL) == 0);
+  for (int k = 0; k < 3; k++) {
+    dlx_cpu_set_num_threads(k + 1);
+    make_vector(&wide[k], DLX_FLOAT64, SUM_N);
+    CHECK(dlx_copy(&wide[k], &x, &err) == 0);
+    CHECK(dlx_reduce(&sums[k], DLX_REDUCE_SUM, &x, 1, false, &err) == 0);
+  }
+  void *failures = NULL;
+  atomic_store(&stop_busy, true);
+  pthread_join(other, &failures);
+  CHECK_EQ_INT((intptr_t)failures, 0);
+  dlx_cpu_set_num_threads(0);
+  for (int k = 1; k < 3; k++) {
+    CHECK(memcmp(wide[0].buffer->data, wide[k].buffer->data, (size_t)(SUM_N * 8)) == 0);
+    CHECK(memcmp(sums[0].buffer->data, sums[k].buffer->data, 4) == 0);
+  }
+  for (int k = 0; k < 3; k++) {
+    dlx_tensor_close(&wide[k]);
+    dlx_tensor_close(&sums[k]);
+  }
+  dlx_tensor_close(&x);
+}
+
+int main(void) {
+  test_cover();
+  test_spread();
+  test_nested();
+  test_many_callers();
+  test_kernels_agree();
+  return check_report("test_threads_pool");
+}
