@@ -48,7 +48,20 @@ static void forget_list(ze_command_list_handle_t list) {
       break;
     }
   }
+  if (made_count == 0) { /* nothing to remember: hold no memory */
+    free(made);
+    made = NULL;
+    made_capacity = 0;
+  }
   pthread_mutex_unlock(&made_lock);
+}
+
+/* The record goes with the library when a build without -z nodelete is unloaded (lua_close
+ * dlcloses dlx/core.so): the lists themselves belong to the driver, which is going too. */
+__attribute__((destructor)) static void forget_all_at_unload(void) {
+  free(made);
+  made = NULL;
+  made_count = made_capacity = 0;
 }
 
 /* The device of a command list dlx made, or -1. */
