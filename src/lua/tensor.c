@@ -41,11 +41,35 @@ dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
 /* Every new tensor's bytes count, cached block or not: the collector's pace is set by how fast
  * live memory grows, and a block taken from the cache is live again just like a new one. Cached
  * blocks are not live and are not reported. (Not reporting cache hits would let a loop of
- * temporaries run without collecting until the cache was drained and every temporary live.) */
+ * temporaries run without collecting until the cache was drained and every temporary live.)
+ *
+ * Small tensors are reported in batches: a collector step costs far more than making a small
+ * tensor, and rounding each one up to the KiB that LUA_GCSTEP counts in would overstate its
+ * size many times over. Their bytes add up in this state's pending count (a userdata in the
+ * registry) and go to the collector once they pass a batch; a tensor of a batch or more goes
+ * at once, with what was pending, so that big temporaries are collected as promptly as ever. */
+#define GC_BATCH_BYTES (64 * 1024)
+
+static const char pending_key;
+
+static int64_t *pending_bytes(lua_State *L) {
+  int64_t *pending;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_key);
+  pending = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return pending;
+}
+
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
-  int64_t kib = nbytes / 1024;
+  int64_t *pending = pending_bytes(L);
+  int64_t kib;
+  if (pending == NULL) return; /* not opened in this state: nothing to pace */
+  if (nbytes > INT64_MAX - *pending) nbytes = INT64_MAX - *pending;
+  *pending += nbytes;
+  if (*pending < GC_BATCH_BYTES) return;
+  kib = *pending / 1024;
+  *pending %= 1024;
   if (!lua_gc(L, LUA_GCISRUNNING)) return; /* the program stopped the collector */
-  if (kib < 1) kib = 1;
   if (kib > INT_MAX / 2) kib = INT_MAX / 2;
   lua_gc(L, LUA_GCSTEP, (int)kib);
 }
@@ -180,6 +204,8 @@ void dlxl_open_tensor(lua_State *L) {
   luaL_setfuncs(L, tensor_metamethods, 0);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  *(int64_t *)lua_newuserdatauv(L, sizeof(int64_t), 0) = 0;
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &pending_key);
   lua_createtable(L, 0, 48);
   for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
     luaL_setfuncs(L, method_sets[i], 0);
