@@ -10,9 +10,14 @@ static const char *capsule_name(const dlxl_capsule *c) {
   return c->used ? "used_dltensor" : "dltensor";
 }
 
-dlxl_capsule *dlxl_newcapsule(lua_State *L) {
-  dlxl_capsule *c = lua_newuserdatauv(L, sizeof *c, 0);
-  memset(c, 0, sizeof *c);
+/* The registry holds the metatable under this key's address as well as under its name, as it
+ * does the tensor's: a lookup by address does not intern the name first. */
+static const char metatable_key;
+
+/* Pushes the metatable, found by name (and kept under the key) the first time. */
+static void push_metatable(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) != LUA_TNIL) return;
+  lua_pop(L, 1);
   if (luaL_getmetatable(L, DLXL_CAPSULE) == LUA_TNIL) {
     /* a host pushed a capsule before require "dlx.core": load the module first */
     lua_pop(L, 1);
@@ -20,11 +25,30 @@ dlxl_capsule *dlxl_newcapsule(lua_State *L) {
     lua_pop(L, 1);
     luaL_getmetatable(L, DLXL_CAPSULE);
   }
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+}
+
+dlxl_capsule *dlxl_newcapsule(lua_State *L) {
+  dlxl_capsule *c = lua_newuserdatauv(L, sizeof *c, 0);
+  memset(c, 0, sizeof *c);
+  push_metatable(L);
   lua_setmetatable(L, -2);
   return c;
 }
 
-dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) { return luaL_testudata(L, idx, DLXL_CAPSULE); }
+dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) {
+  void *p = lua_touserdata(L, idx);
+  bool same;
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
+    lua_pop(L, 2); /* not opened by this copy of the library: look it up by name */
+    return luaL_testudata(L, idx, DLXL_CAPSULE);
+  }
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
 
 void dlxl_delete_managed(void *ptr, bool versioned) {
   if (ptr == NULL) return;
@@ -39,7 +63,8 @@ void dlxl_delete_managed(void *ptr, bool versioned) {
 
 /* Calls the deleter of an unconsumed capsule, once. */
 static int capsule_gc(lua_State *L) {
-  dlxl_capsule *c = luaL_checkudata(L, 1, DLXL_CAPSULE);
+  dlxl_capsule *c = dlxl_tocapsule(L, 1);
+  if (c == NULL) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
   void *ptr = c->ptr;
   if (c->used || ptr == NULL) return 0;
   c->used = true;
@@ -77,7 +102,7 @@ static const luaL_Reg capsule_metamethods[] = {
 
 void dlxl_open_capsule(lua_State *L) {
   if (luaL_newmetatable(L, DLXL_CAPSULE)) luaL_setfuncs(L, capsule_metamethods, 0);
-  lua_pop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
 }
 
 dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {
