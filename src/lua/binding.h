@@ -96,6 +96,9 @@ dlx_tensor *dlxl_newtensor(lua_State *L);
 dlx_tensor *dlxl_totensor(lua_State *L, int idx);
 /* An open tensor, or raises (TypeError for other values, ValueError for a closed tensor). */
 dlx_tensor *dlxl_checktensor(lua_State *L, int idx);
+/* t itself when it is open, else raises the ValueError of a closed tensor: for a value already
+ * known to be a tensor, without a second look at its metatable. */
+dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t);
 /* Tells the collector that nbytes outside the Lua heap are now held. */
 void dlxl_gcdebt(lua_State *L, int64_t nbytes);
 

@@ -251,14 +251,10 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
 static int core_from_dlpack(lua_State *L) {
   consume_options opts;
   dlxl_capsule *c;
-  const dlx_tensor *t;
+  dlx_tensor *t;
   read_consume_options(L, 2, &opts);
   lua_settop(L, 1);
-  if ((t = dlxl_totensor(L, 1)) != NULL) {
-    /* dlxl_checktensor's check of an open tensor, without looking the metatable up again */
-    if (t->buffer == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
-    return consume_tensor(L, t, &opts);
-  }
+  if ((t = dlxl_totensor(L, 1)) != NULL) return consume_tensor(L, dlxl_checkopen(L, t), &opts);
   if ((c = dlxl_tocapsule(L, 1)) != NULL) return consume_capsule(L, c, &opts, false);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_pushvalue(L, 1);

@@ -31,11 +31,15 @@ dlx_tensor *dlxl_totensor(lua_State *L, int idx) {
   return same ? p : NULL;
 }
 
+dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t) {
+  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
+  return t;
+}
+
 dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
   dlx_tensor *t = dlxl_totensor(L, idx);
   if (t == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
-  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
-  return t;
+  return dlxl_checkopen(L, t);
 }
 
 /* Every new tensor's bytes count, cached block or not: the collector's pace is set by how fast
