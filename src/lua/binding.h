@@ -60,6 +60,11 @@ uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim);
  * only when the count differs. */
 void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
                        int found);
+/* The same table read in one pass: pushes the values of the first count known keys (nil for a
+ * missing one), in that order, and returns how many other entries there are. The caller reads
+ * them, pops them, and raises with dlxl_checkoptions when the result is not 0 (a table with a
+ * metatable is read with lua_getfield instead, and the result is -1: check it the usual way). */
+int dlxl_pushoptions(lua_State *L, int idx, const char *const *known, int count);
 
 /* ---- device.c */
 void dlxl_open_device(lua_State *L);
