@@ -62,9 +62,12 @@ void dlxl_delete_managed(void *ptr, bool versioned) {
 }
 
 /* Calls the deleter of an unconsumed capsule, once. */
+/* Upvalue 1 is the metatable: the collector calls this for every capsule, and the upvalue spares
+ * a registry lookup. A script may call it on any value through getmetatable(c): checked. */
 static int capsule_gc(lua_State *L) {
-  dlxl_capsule *c = dlxl_tocapsule(L, 1);
-  if (c == NULL) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
+  dlxl_capsule *c = lua_touserdata(L, 1);
+  bool ours = c != NULL && lua_getmetatable(L, 1) && lua_rawequal(L, -1, lua_upvalueindex(1));
+  if (!ours) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
   void *ptr = c->ptr;
   if (c->used || ptr == NULL) return 0;
   c->used = true;
@@ -94,14 +97,18 @@ static int capsule_tostring(lua_State *L) {
 }
 
 static const luaL_Reg capsule_metamethods[] = {
-    {"__gc", capsule_gc},
     {"__index", capsule_index},
     {"__tostring", capsule_tostring},
     {NULL, NULL},
 };
 
 void dlxl_open_capsule(lua_State *L) {
-  if (luaL_newmetatable(L, DLXL_CAPSULE)) luaL_setfuncs(L, capsule_metamethods, 0);
+  if (luaL_newmetatable(L, DLXL_CAPSULE)) {
+    luaL_setfuncs(L, capsule_metamethods, 0);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, capsule_gc, 1);
+    lua_setfield(L, -2, "__gc");
+  }
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
 }
 
