@@ -45,6 +45,31 @@ describe("close", function()
     h.raises("ValueError", dlx.from_dlpack, t)
   end)
 
+  it("through the metatable's __gc, __close or __index, takes tensors only", function()
+    local t = dlx.zeros({ 2 })
+    local mt = getmetatable(t)
+    for _, value in ipairs({ 1, "x", {}, io.stdout, t:__dlpack() }) do
+      h.raises("TypeError", function() mt.__gc(value) end)
+      h.raises("TypeError", function() mt.__close(value) end)
+      h.raises("TypeError", function() return mt.__index(value, "shape") end)
+    end
+    h.exact({ 2 }, mt.__index(t, "shape"))
+    mt.__close(t)
+    assert.equal("closed tensor", dlx.type(t))
+    h.raises("ValueError", function() return mt.__index(t, "shape") end)
+  end)
+
+  it("of a capsule through its metatable's __gc takes capsules only", function()
+    local c = dlx.zeros({ 2 }):__dlpack({ max_version = { 1, 3 } })
+    local gc = getmetatable(c).__gc
+    for _, value in ipairs({ 1, "x", {}, io.stdout, dlx.zeros({ 1 }) }) do
+      assert.has_error(function() gc(value) end)
+    end
+    assert.equal("dltensor_versioned", c.name)
+    gc(c) -- deletes the export, as the collector would, and marks the capsule used
+    assert.equal("used_dltensor_versioned", c.name)
+  end)
+
   it("releases the memory now", function()
     with_gc_stopped(function()
       local m0 = dlx.memory_allocated("cpu")

@@ -40,7 +40,8 @@ const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype) { return &dtypes[dtype]
 
 int dlx_dtype_from_name(const char *name, dlx_dtype *out) {
   for (int i = 0; i < DLX_NUM_DTYPES; i++) {
-    if (strcmp(dtypes[i].name, name) == 0) {
+    /* the first letter rules out most names before a call to strcmp (dlx.empty's dtype option) */
+    if (dtypes[i].name[0] == name[0] && strcmp(dtypes[i].name, name) == 0) {
       *out = (dlx_dtype)i;
       return 0;
     }

@@ -209,6 +209,28 @@ static void advise_huge_pages(void *ptr, size_t nbytes) {
 #endif
 }
 
+/* Small blocks come from malloc, aligned by hand: posix_memalign splits a larger chunk and frees
+ * the part before the aligned address, which costs several times what malloc and free do and
+ * dominates the making of a small tensor. The chunk's own address is kept just below the block.
+ * Big blocks keep posix_memalign, whose chunks of that size are mapped pages anyway. */
+static bool small_block(size_t nbytes) { return nbytes < DLX_CPU_CACHED_MIN; }
+
+static void *small_alloc(size_t nbytes) {
+  char *chunk = dlx_malloc(nbytes + DLX_CPU_ALIGNMENT);
+  void **block;
+  if (chunk == NULL) return NULL;
+  /* malloc aligns to at least a pointer, so the block starts a pointer or more into the chunk */
+  block = (void **)(((uintptr_t)chunk + DLX_CPU_ALIGNMENT) & ~(uintptr_t)(DLX_CPU_ALIGNMENT - 1));
+  block[-1] = chunk;
+  return block;
+}
+
+static void small_free(void *block) { dlx_free(((void **)block)[-1]); }
+
+static void *new_block(size_t nbytes, size_t size) {
+  return small_block(nbytes) ? small_alloc(nbytes) : dlx_aligned_alloc(DLX_CPU_ALIGNMENT, size);
+}
+
 void *dlx_cpu_block_alloc(size_t nbytes) {
   size_t size = dlx_cpu_block_size(nbytes);
   cached_block *b = NULL;
@@ -220,10 +242,10 @@ void *dlx_cpu_block_alloc(size_t nbytes) {
     pthread_mutex_unlock(&lock);
     if (b != NULL) return b;
   }
-  ptr = dlx_aligned_alloc(DLX_CPU_ALIGNMENT, size);
+  ptr = new_block(nbytes, size);
   if (ptr == NULL && dlx_cpu_cache_bytes() > 0) { /* the cache may hold what is missing */
     dlx_cpu_cache_empty();
-    ptr = dlx_aligned_alloc(DLX_CPU_ALIGNMENT, size);
+    ptr = new_block(nbytes, size);
   }
   if (ptr != NULL) advise_huge_pages(ptr, size);
   return ptr;
@@ -234,6 +256,10 @@ void dlx_cpu_block_free(void *ptr, size_t nbytes) {
   cached_block *evicted = NULL;
   bool kept = false;
   if (ptr == NULL) return;
+  if (small_block(nbytes)) {
+    small_free(ptr);
+    return;
+  }
   if (cacheable(nbytes)) {
     pthread_mutex_lock(&lock);
     if (size <= current_limit()) {

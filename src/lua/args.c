@@ -183,6 +183,35 @@ static int unknown_option(lua_State *L, const char *fname, const char *const *kn
                     hint, names);
 }
 
+int dlxl_pushoptions(lua_State *L, int idx, const char *const *known, int count) {
+  int first, others = 0;
+  idx = lua_absindex(L, idx);
+  luaL_checkstack(L, count + 2, "too many options");
+  first = lua_gettop(L) + 1;
+  if (lua_getmetatable(L, idx)) { /* it may inherit options: read them as lua_getfield does */
+    lua_pop(L, 1);
+    for (int i = 0; i < count; i++) lua_getfield(L, idx, known[i]);
+    return -1;
+  }
+  for (int i = 0; i < count; i++) lua_pushnil(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    int slot = -1;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      const char *key = lua_tostring(L, -2);
+      for (int i = 0; i < count && slot < 0; i++)
+        if (strcmp(key, known[i]) == 0) slot = i;
+    }
+    if (slot >= 0)
+      lua_replace(L, first + slot);
+    else {
+      lua_pop(L, 1);
+      others++;
+    }
+  }
+  return others;
+}
+
 void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
                        int found) {
   int entries = 0;

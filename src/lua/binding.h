@@ -60,6 +60,11 @@ uint64_t dlxl_checkdims(lua_State *L, int idx, int32_t ndim);
  * only when the count differs. */
 void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
                        int found);
+/* The same table read in one pass: pushes the values of the first count known keys (nil for a
+ * missing one), in that order, and returns how many other entries there are. The caller reads
+ * them, pops them, and raises with dlxl_checkoptions when the result is not 0 (a table with a
+ * metatable is read with lua_getfield instead, and the result is -1: check it the usual way). */
+int dlxl_pushoptions(lua_State *L, int idx, const char *const *known, int count);
 
 /* ---- device.c */
 void dlxl_open_device(lua_State *L);
@@ -96,6 +101,9 @@ dlx_tensor *dlxl_newtensor(lua_State *L);
 dlx_tensor *dlxl_totensor(lua_State *L, int idx);
 /* An open tensor, or raises (TypeError for other values, ValueError for a closed tensor). */
 dlx_tensor *dlxl_checktensor(lua_State *L, int idx);
+/* t itself when it is open, else raises the ValueError of a closed tensor: for a value already
+ * known to be a tensor, without a second look at its metatable. */
+dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t);
 /* Tells the collector that nbytes outside the Lua heap are now held. */
 void dlxl_gcdebt(lua_State *L, int64_t nbytes);
 

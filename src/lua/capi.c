@@ -221,11 +221,12 @@ static bool has_dlpack_method(lua_State *L, int idx) {
 static int to_dlpack_protected(lua_State *L) {
   export_request *req = lua_touserdata(L, 2);
   dlxl_capsule *c;
+  dlx_tensor *t;
   if (req->versioned ? req->versioned_out == NULL : req->legacy_out == NULL)
     return dlxl_error(L, DLX_VALUE_ERROR, "out must not be NULL");
   read_host_opts(L, req);
-  if (dlxl_totensor(L, 1) != NULL) {
-    export_tensor(L, dlxl_checktensor(L, 1), req);
+  if ((t = dlxl_totensor(L, 1)) != NULL) {
+    export_tensor(L, dlxl_checkopen(L, t), req);
   } else if ((c = dlxl_tocapsule(L, 1)) != NULL) {
     export_capsule(L, c, req);
   } else if (has_dlpack_method(L, 1)) {

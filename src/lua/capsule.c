@@ -10,9 +10,14 @@ static const char *capsule_name(const dlxl_capsule *c) {
   return c->used ? "used_dltensor" : "dltensor";
 }
 
-dlxl_capsule *dlxl_newcapsule(lua_State *L) {
-  dlxl_capsule *c = lua_newuserdatauv(L, sizeof *c, 0);
-  memset(c, 0, sizeof *c);
+/* The registry holds the metatable under this key's address as well as under its name, as it
+ * does the tensor's: a lookup by address does not intern the name first. */
+static const char metatable_key;
+
+/* Pushes the metatable, found by name (and kept under the key) the first time. */
+static void push_metatable(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) != LUA_TNIL) return;
+  lua_pop(L, 1);
   if (luaL_getmetatable(L, DLXL_CAPSULE) == LUA_TNIL) {
     /* a host pushed a capsule before require "dlx.core": load the module first */
     lua_pop(L, 1);
@@ -20,11 +25,30 @@ dlxl_capsule *dlxl_newcapsule(lua_State *L) {
     lua_pop(L, 1);
     luaL_getmetatable(L, DLXL_CAPSULE);
   }
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+}
+
+dlxl_capsule *dlxl_newcapsule(lua_State *L) {
+  dlxl_capsule *c = lua_newuserdatauv(L, sizeof *c, 0);
+  memset(c, 0, sizeof *c);
+  push_metatable(L);
   lua_setmetatable(L, -2);
   return c;
 }
 
-dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) { return luaL_testudata(L, idx, DLXL_CAPSULE); }
+dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) {
+  void *p = lua_touserdata(L, idx);
+  bool same;
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
+    lua_pop(L, 2); /* not opened by this copy of the library: look it up by name */
+    return luaL_testudata(L, idx, DLXL_CAPSULE);
+  }
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? p : NULL;
+}
 
 void dlxl_delete_managed(void *ptr, bool versioned) {
   if (ptr == NULL) return;
@@ -38,8 +62,12 @@ void dlxl_delete_managed(void *ptr, bool versioned) {
 }
 
 /* Calls the deleter of an unconsumed capsule, once. */
+/* Upvalue 1 is the metatable: the collector calls this for every capsule, and the upvalue spares
+ * a registry lookup. A script may call it on any value through getmetatable(c): checked. */
 static int capsule_gc(lua_State *L) {
-  dlxl_capsule *c = luaL_checkudata(L, 1, DLXL_CAPSULE);
+  dlxl_capsule *c = lua_touserdata(L, 1);
+  bool ours = c != NULL && lua_getmetatable(L, 1) && lua_rawequal(L, -1, lua_upvalueindex(1));
+  if (!ours) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
   void *ptr = c->ptr;
   if (c->used || ptr == NULL) return 0;
   c->used = true;
@@ -69,15 +97,19 @@ static int capsule_tostring(lua_State *L) {
 }
 
 static const luaL_Reg capsule_metamethods[] = {
-    {"__gc", capsule_gc},
     {"__index", capsule_index},
     {"__tostring", capsule_tostring},
     {NULL, NULL},
 };
 
 void dlxl_open_capsule(lua_State *L) {
-  if (luaL_newmetatable(L, DLXL_CAPSULE)) luaL_setfuncs(L, capsule_metamethods, 0);
-  lua_pop(L, 1);
+  if (luaL_newmetatable(L, DLXL_CAPSULE)) {
+    luaL_setfuncs(L, capsule_metamethods, 0);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, capsule_gc, 1);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
 }
 
 dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {

@@ -114,12 +114,13 @@ static int tensor_to(lua_State *L) {
 
 /* t:copy_(src): src broadcast, cast and moved into t; returns t. */
 static int tensor_copy_(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1), *src;
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor *src = dlxl_totensor(L, 2);
   dlx_error err;
-  if (dlxl_totensor(L, 2) == NULL)
+  if (src == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "copy_ takes a source tensor, got %s",
                       dlxl_typename(L, 2));
-  src = dlxl_checktensor(L, 2);
+  dlxl_checkopen(L, src);
   dlxl_check(L, dlx_copy(t, src, &err), &err);
   lua_settop(L, 1);
   return 1;

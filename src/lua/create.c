@@ -39,7 +39,7 @@ static int push_full(lua_State *L, int shape_idx, const dlx_scalar *value, dlx_d
 
 void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placement *out) {
   static const char *const known[] = {"dtype", "device", "usm", NULL};
-  int found = 0;
+  int found = 0, others, usm;
   out->dtype = -1;
   out->memory = DLX_MEMORY_DEFAULT;
   if (idx == 0 || lua_isnoneornil(L, idx)) { /* 0: no options argument at all */
@@ -49,22 +49,24 @@ void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placemen
   if (lua_type(L, idx) != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {dtype =, device =, usm =}, not a %s",
                fname, dlxl_typename(L, idx));
-  if (lua_getfield(L, idx, "dtype") != LUA_TNIL) {
+  others = dlxl_pushoptions(L, idx, known, 3);
+  usm = lua_gettop(L); /* dtype, device and usm are the last three values */
+  if (!lua_isnil(L, usm - 2)) {
     found++;
-    out->dtype = (int)dlxl_checkdtype(L, -1, -1);
+    out->dtype = (int)dlxl_checkdtype(L, usm - 2, -1);
   }
-  if (lua_getfield(L, idx, "device") != LUA_TNIL) {
+  if (!lua_isnil(L, usm - 1)) {
     found++;
-    out->device = dlxl_checkdevice(L, -1);
+    out->device = dlxl_checkdevice(L, usm - 1);
   } else {
     out->device = dlxl_default_device(L);
   }
-  if (lua_getfield(L, idx, "usm") != LUA_TNIL) {
+  if (!lua_isnil(L, usm)) {
     found++;
-    out->memory = dlxl_checkmemory(L, -1);
+    out->memory = dlxl_checkmemory(L, usm);
   }
   lua_pop(L, 3);
-  dlxl_checkoptions(L, idx, fname, known, found);
+  if (others != 0) dlxl_checkoptions(L, idx, fname, known, found);
 }
 
 /* The placement from the positional arguments dtype, device and usm at idx, idx + 1, idx + 2. */

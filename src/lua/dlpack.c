@@ -90,23 +90,22 @@ static void read_export_options(lua_State *L, int idx, const dlx_tensor *t,
   opts->has_stream = false;
   opts->stream = 0;
   static const char *const known[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  int found = 0;
+  int found = 0, others, stream;
   if (lua_isnoneornil(L, idx)) return;
   if (lua_type(L, idx) != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR,
                "__dlpack options must be a table {stream =, max_version =, "
                "dl_device =, copy =}, got %s",
                dlxl_typename(L, idx));
-  found += lua_getfield(L, idx, "max_version") != LUA_TNIL;
-  read_max_version(L, lua_gettop(L), opts);
-  found += lua_getfield(L, idx, "dl_device") != LUA_TNIL;
-  read_dl_device(L, lua_gettop(L), opts);
-  found += lua_getfield(L, idx, "copy") != LUA_TNIL;
-  read_copy(L, lua_gettop(L), opts);
-  found += lua_getfield(L, idx, "stream") != LUA_TNIL;
-  read_stream(L, lua_gettop(L), opts->has_dl_device ? opts->dl_device : dlx_tensor_device(t), opts);
+  others = dlxl_pushoptions(L, idx, known, 4);
+  stream = lua_gettop(L); /* stream, max_version, dl_device and copy are the last four values */
+  for (int i = stream - 3; i <= stream; i++) found += !lua_isnil(L, i);
+  read_max_version(L, stream - 2, opts);
+  read_dl_device(L, stream - 1, opts);
+  read_copy(L, stream, opts);
+  read_stream(L, stream - 3, opts->has_dl_device ? opts->dl_device : dlx_tensor_device(t), opts);
   lua_pop(L, 4);
-  dlxl_checkoptions(L, idx, "__dlpack", known, found);
+  if (others != 0) dlxl_checkoptions(L, idx, "__dlpack", known, found);
 }
 
 /* Exports t into the fresh capsule c. */
@@ -251,9 +250,10 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
 static int core_from_dlpack(lua_State *L) {
   consume_options opts;
   dlxl_capsule *c;
+  dlx_tensor *t;
   read_consume_options(L, 2, &opts);
   lua_settop(L, 1);
-  if (dlxl_totensor(L, 1) != NULL) return consume_tensor(L, dlxl_checktensor(L, 1), &opts);
+  if ((t = dlxl_totensor(L, 1)) != NULL) return consume_tensor(L, dlxl_checkopen(L, t), &opts);
   if ((c = dlxl_tocapsule(L, 1)) != NULL) return consume_capsule(L, c, &opts, false);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_pushvalue(L, 1);

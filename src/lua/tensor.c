@@ -31,31 +31,78 @@ dlx_tensor *dlxl_totensor(lua_State *L, int idx) {
   return same ? p : NULL;
 }
 
+dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t) {
+  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
+  return t;
+}
+
 dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
   dlx_tensor *t = dlxl_totensor(L, idx);
   if (t == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
-  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
-  return t;
+  return dlxl_checkopen(L, t);
 }
 
 /* Every new tensor's bytes count, cached block or not: the collector's pace is set by how fast
  * live memory grows, and a block taken from the cache is live again just like a new one. Cached
  * blocks are not live and are not reported. (Not reporting cache hits would let a loop of
- * temporaries run without collecting until the cache was drained and every temporary live.) */
+ * temporaries run without collecting until the cache was drained and every temporary live.)
+ *
+ * Small tensors are reported in batches: a collector step costs far more than making a small
+ * tensor, and rounding each one up to the KiB that LUA_GCSTEP counts in would overstate its
+ * size many times over. Their bytes add up in this state's pending count (a userdata in the
+ * registry) and go to the collector once they pass a batch; a tensor of a batch or more goes
+ * at once, with what was pending, so that big temporaries are collected as promptly as ever. */
+#define GC_BATCH_BYTES (64 * 1024)
+
+static const char pending_key;
+
+static int64_t *pending_bytes(lua_State *L) {
+  int64_t *pending;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_key);
+  pending = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return pending;
+}
+
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
-  int64_t kib = nbytes / 1024;
+  int64_t *pending = pending_bytes(L);
+  int64_t kib;
+  if (pending == NULL) return; /* not opened in this state: nothing to pace */
+  if (nbytes > INT64_MAX - *pending) nbytes = INT64_MAX - *pending;
+  *pending += nbytes;
+  if (*pending < GC_BATCH_BYTES) return;
+  kib = *pending / 1024;
+  *pending %= 1024;
   if (!lua_gc(L, LUA_GCISRUNNING)) return; /* the program stopped the collector */
-  if (kib < 1) kib = 1;
   if (kib > INT_MAX / 2) kib = INT_MAX / 2;
   lua_gc(L, LUA_GCSTEP, (int)kib);
 }
 
-static int tensor_close(lua_State *L) {
-  dlx_tensor *t = dlxl_totensor(L, 1);
+/* The tensor at idx, known by its metatable being the one at mt: the metamethods below hold the
+ * metatable as an upvalue, which spares them the registry lookup of dlxl_totensor. They still
+ * check, since a script may call them on any value through getmetatable(t). */
+static dlx_tensor *totensor_by(lua_State *L, int idx, int mt) {
+  void *p = lua_touserdata(L, idx);
+  bool same;
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  same = lua_rawequal(L, -1, mt);
+  lua_pop(L, 1);
+  return same ? p : NULL;
+}
+
+static int close_tensor(lua_State *L, dlx_tensor *t) {
   if (t == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
   dlx_tensor_close(t);
   return 0;
+}
+
+/* t:close() */
+static int tensor_close(lua_State *L) { return close_tensor(L, dlxl_totensor(L, 1)); }
+
+/* __gc and __close: upvalue 1 is the metatable. */
+static int tensor_gc(lua_State *L) {
+  return close_tensor(L, totensor_by(L, 1, lua_upvalueindex(1)));
 }
 
 /* ---- properties */
@@ -105,7 +152,8 @@ static const struct {
     {"usm", prop_usm},
 };
 
-/* __index: a method (upvalue 1 is the method table), else a property, else nil. */
+/* __index: a method (upvalue 1 is the method table), else a property, else nil. Upvalue 2 is
+ * the metatable. */
 static int tensor_index(lua_State *L) {
   const char *key;
   lua_pushvalue(L, 2);
@@ -114,7 +162,10 @@ static int tensor_index(lua_State *L) {
   key = lua_tostring(L, 2);
   for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++) {
     if (strcmp(key, properties[i].name) == 0) {
-      properties[i].push(L, dlxl_checktensor(L, 1));
+      dlx_tensor *t = totensor_by(L, 1, lua_upvalueindex(2));
+      if (t == NULL)
+        return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
+      properties[i].push(L, dlxl_checkopen(L, t));
       return 1;
     }
   }
@@ -159,8 +210,10 @@ static int tensor_tostring(lua_State *L) {
 }
 
 static const luaL_Reg tensor_metamethods[] = {
-    {"__gc", tensor_close},          {"__close", tensor_close},       {"__len", tensor_len},
-    {"__newindex", tensor_newindex}, {"__tostring", tensor_tostring}, {NULL, NULL},
+    {"__len", tensor_len},
+    {"__newindex", tensor_newindex},
+    {"__tostring", tensor_tostring},
+    {NULL, NULL},
 };
 
 const luaL_Reg dlxl_tensor_methods[] = {
@@ -179,13 +232,21 @@ void dlxl_open_tensor(lua_State *L) {
   }
   luaL_setfuncs(L, tensor_metamethods, 0);
   lua_pushvalue(L, -1);
+  lua_pushcclosure(L, tensor_gc, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__gc");
+  lua_setfield(L, -2, "__close");
+  lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  *(int64_t *)lua_newuserdatauv(L, sizeof(int64_t), 0) = 0;
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &pending_key);
   lua_createtable(L, 0, 48);
   for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
     luaL_setfuncs(L, method_sets[i], 0);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
-  lua_pushcclosure(L, tensor_index, 1);
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, tensor_index, 2);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 }

@@ -196,6 +196,38 @@ static int fail_some(void *ctx) {
   return 1;
 }
 
+/* Blocks below DLX_CPU_CACHED_MIN come from malloc, aligned by hand: every size keeps the
+ * alignment and the whole block, a small block freed is not cached, and a failed malloc is a
+ * NULL after the cache was given back, as for big blocks. */
+static void test_small_blocks(void) {
+  void *p, *q;
+  int misaligned = 0;
+  dlx_cpu_cache_set_limit(64 * MIB);
+  dlx_cpu_cache_empty();
+  for (size_t n = 0; n < DLX_CPU_CACHED_MIN; n += n / 3 + 1) {
+    char *block = dlx_cpu_block_alloc(n);
+    CHECK(block != NULL);
+    if ((uintptr_t)block % DLX_CPU_ALIGNMENT != 0) misaligned++;
+    if (n > 0) memset(block, 0xcd, n);
+    dlx_cpu_block_free(block, n);
+  }
+  CHECK_EQ_INT(misaligned, 0);
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0);
+  p = dlx_cpu_block_alloc(MIB);
+  dlx_cpu_block_free(p, MIB);
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), MIB);
+  dlx_set_alloc_fail_hook(fail_some, NULL);
+  atomic_store(&failures_left, 1); /* the first try fails, the retry after emptying succeeds */
+  q = dlx_cpu_block_alloc(100);
+  CHECK(q != NULL);
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0);
+  dlx_cpu_block_free(q, 100);
+  atomic_store(&failures_left, 1000);
+  CHECK(dlx_cpu_block_alloc(100) == NULL);
+  dlx_set_alloc_fail_hook(NULL, NULL);
+  atomic_store(&failures_left, 0);
+}
+
 static void test_allocation_failure(void) {
   const dlx_backend *cpu = &dlx_cpu_backend;
   dlx_error err;
@@ -310,6 +342,7 @@ int main(void) {
   test_parse_limit();
   test_size_classes();
   test_alignment();
+  test_small_blocks();
   test_reuse();
   test_limit();
   test_backend_entries();
