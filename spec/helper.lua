@@ -264,6 +264,18 @@ function h.has_device(device, pending)
 end
 
 --- Nested-table reference helpers for checking results element by element.
+--- Runs fn() after a full collection and with the collector stopped, so that counts of live
+-- memory taken before and after an allocation (dlx.memory_allocated) see only that allocation,
+-- not garbage of earlier specs that a collector step frees in between. Restarts the collector
+-- whatever fn does.
+function h.without_collector(fn)
+  collectgarbage()
+  collectgarbage("stop")
+  local ok, err = pcall(fn)
+  collectgarbage("restart")
+  if not ok then error(err, 0) end
+end
+
 function h.shape_of(t)
   local shape = {}
   while type(t) == "table" and t.re == nil do
