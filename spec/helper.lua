@@ -270,6 +270,7 @@ end
 -- whatever fn does.
 function h.without_collector(fn)
   collectgarbage()
+  collectgarbage() -- a second cycle frees what the first one's finalizers let go
   collectgarbage("stop")
   local ok, err = pcall(fn)
   collectgarbage("restart")

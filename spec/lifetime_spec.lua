@@ -5,16 +5,6 @@ local dlx = h.dlx
 
 local MiB = 1024 * 1024
 
--- Runs fn with the collector stopped, so that memory_allocated moves only by what fn does.
-local function with_gc_stopped(fn)
-  collectgarbage()
-  collectgarbage()
-  collectgarbage("stop")
-  local ok, err = pcall(fn)
-  collectgarbage("restart")
-  if not ok then error(err, 0) end
-end
-
 describe("close", function()
   it("is idempotent", function()
     local t = dlx.zeros({ 3 })
@@ -71,7 +61,7 @@ describe("close", function()
   end)
 
   it("releases the memory now", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       local t = dlx.empty({ 4 * MiB }, { dtype = "uint8" })
       assert.is_true(dlx.memory_allocated("cpu") >= m0 + 4 * MiB)
@@ -81,7 +71,7 @@ describe("close", function()
   end)
 
   it("happens at the end of the scope with <close>", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       local escaped
       do
@@ -95,7 +85,7 @@ describe("close", function()
   end)
 
   it("happens with <close> when the scope is left by an error", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       local ok = pcall(function()
         local t <close> = dlx.empty({ 4 * MiB }, { dtype = "uint8" })
@@ -109,7 +99,7 @@ end)
 
 describe("dlx.memory_allocated", function()
   it("counts the bytes dlx's allocator holds, per device", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       assert.equal("integer", math.type(m0))
       local t = dlx.empty({ 1000 }, { dtype = "float64" })
@@ -130,7 +120,7 @@ end)
 
 describe("views and memory", function()
   it("a view keeps the base's memory alive after the base is closed", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       local base = dlx.arange(10)
       local v = base:slice(1, 3, 5)
@@ -192,7 +182,7 @@ describe("the garbage collector", function()
   end)
 
   it("frees what it collects", function()
-    with_gc_stopped(function()
+    h.without_collector(function()
       local m0 = dlx.memory_allocated("cpu")
       for _ = 1, 10 do dlx.empty({ MiB }, { dtype = "uint8" }) end
       assert.is_true(dlx.memory_allocated("cpu") >= m0 + 10 * MiB)

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "fail_alloc.h"
 #include "lua_host.h"
 
 #define EXPIRED "ValueError: borrowed tensor expired"
@@ -332,35 +333,18 @@ static void test_before_require(void) {
 
 /* ---- allocation failures: every allocation of a lend, a call and a give-back fails in turn */
 
-static long alloc_count, alloc_fail_at = -1;
-
-static bool next_fails(void) { return alloc_count++ == alloc_fail_at; }
-static int dlx_hook(void *ctx) {
-  (void)ctx;
-  return next_fails();
-}
-static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if ((ptr == NULL || nsize > osize) && next_fails()) return NULL;
-  return realloc(ptr, nsize);
-}
-
 /* One lend under failure n; returns whether a failure was injected. */
 static bool lend_failing(long n) {
   lent h;
   dlx_borrow *loan = NULL;
-  lua_State *L = host_new_state(lua_alloc);
+  lua_State *L = host_new_state(fail_lua_alloc);
   int top = lua_gettop(L), rc;
   bool injected;
   lend_make(&h);
   lua_getglobal(L, "dlx");
   alloc_count = 0;
   alloc_fail_at = n;
-  dlx_set_alloc_fail_hook(dlx_hook, NULL);
+  dlx_set_alloc_fail_hook(fail_dlx_hook, NULL);
   rc = dlx_push_borrowed(L, &h.dl, 0, &loan);
   if (rc == DLX_OK) {
     CHECK(loan != NULL);

@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "dlx.h"
+#include "fail_alloc.h"
 #include "lua_host.h"
 #include "producer.h"
 
@@ -106,33 +107,18 @@ static void test_push_tensor_failures(void) {
 }
 
 /* Every allocation of a push fails in turn: the deleter runs exactly once whatever happens. */
-static long alloc_count, alloc_fail_at = -1;
-static bool next_fails(void) { return alloc_count++ == alloc_fail_at; }
-static int dlx_hook(void *ctx) {
-  (void)ctx;
-  return next_fails();
-}
-static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if ((ptr == NULL || nsize > osize) && next_fails()) return NULL;
-  return realloc(ptr, nsize);
-}
 
 static void test_push_tensor_allocation_failures(void) {
   int64_t shape[1] = {6};
   long n = 0;
   for (;; n++) {
     given g;
-    lua_State *L = host_new_state(lua_alloc);
+    lua_State *L = host_new_state(fail_lua_alloc);
     int rc;
     give_make(&g);
     alloc_count = 0;
     alloc_fail_at = n;
-    dlx_set_alloc_fail_hook(dlx_hook, NULL);
+    dlx_set_alloc_fail_hook(fail_dlx_hook, NULL);
     rc = dlx_push_tensor(L, g.data, F64, CPU, 1, shape, NULL, 0, count_delete, &g);
     dlx_set_alloc_fail_hook(NULL, NULL);
     alloc_fail_at = -1;
