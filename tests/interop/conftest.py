@@ -98,3 +98,24 @@ def allocated(state):
 def rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def asks_versioned(from_dlpack):
+    """Whether a consumer's from_dlpack asks its producer for a versioned capsule (passes
+    max_version): newer peers do, older ones (PyTorch 1.13) ask for a legacy one. Asked of the
+    peer itself, so the tests follow what it does rather than its version number."""
+    asked = []
+    state = dlx_host.LuaState()
+    tensor = state.eval('return require("dlx").zeros(1)')
+
+    class Probe:
+        def __dlpack_device__(self):
+            return tensor.__dlpack_device__()
+
+        def __dlpack__(self, **kwargs):
+            asked.append(kwargs)
+            return tensor.__dlpack__(**kwargs)
+
+    from_dlpack(Probe())
+    state.close()
+    return "max_version" in asked[-1]

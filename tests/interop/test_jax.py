@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from conftest import IMPORT_AND_DESCRIBE, LAYOUTS, FLIPPED, allocated, collect, lua_view
+from conftest import (IMPORT_AND_DESCRIBE, LAYOUTS, FLIPPED, allocated, asks_versioned, collect,
+                      lua_view)
 import dlx_host
 
 jax.config.update("jax_enable_x64", True)  # float64 and int64 as themselves
@@ -30,27 +31,7 @@ JAX_LAYOUTS = ["contiguous", "zero_d", "zero_size", "one_element", "large", "tra
 # Strides that are not a permutation of compact ones: JAX refuses them.
 JAX_REFUSES = {"sliced_steps": LAYOUTS["sliced_steps"], "flipped": FLIPPED}
 
-
-def _jax_asks_versioned():
-    """Whether jax.numpy.from_dlpack asks its producer for max_version."""
-    asked = []
-    state = dlx_host.LuaState()
-    tensor = state.eval('return require("dlx").zeros(1)')
-
-    class Probe:
-        def __dlpack_device__(self):
-            return tensor.__dlpack_device__()
-
-        def __dlpack__(self, **kwargs):
-            asked.append(kwargs)
-            return tensor.__dlpack__(**kwargs)
-
-    jnp.from_dlpack(Probe())
-    state.close()
-    return "max_version" in asked[-1]
-
-
-JAX_ASKS_VERSIONED = _jax_asks_versioned()
+JAX_ASKS_VERSIONED = asks_versioned(jnp.from_dlpack)
 JAX_CAPSULE = dlx_host.describe_capsule(
     jnp.zeros(1).__dlpack__(max_version=dlx_host.DLPACK_MAX_VERSION))["name"]
 

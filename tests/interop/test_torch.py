@@ -19,7 +19,8 @@ import pytest
 import torch
 import torch.utils.dlpack
 
-from conftest import IMPORT_AND_DESCRIBE, LAYOUTS, allocated, collect, lua_view, rss_bytes
+from conftest import (IMPORT_AND_DESCRIBE, LAYOUTS, allocated, asks_versioned, collect, lua_view,
+                      rss_bytes)
 import dlx_host
 
 # Every dtype PyTorch 1.13 has that DLPack can carry, by dlx's name. complex32 (chalf) PyTorch
@@ -76,27 +77,7 @@ TORCH_VIEWS = {
 }
 
 
-def _torch_asks_versioned():
-    """Whether torch.from_dlpack asks its producer for a versioned capsule (max_version), as
-    newer PyTorch 2.x does; PyTorch 1.13 asks for a legacy one."""
-    asked = []
-    state = dlx_host.LuaState()
-    tensor = state.eval('return require("dlx").zeros(1)')
-
-    class Probe:
-        def __dlpack_device__(self):
-            return tensor.__dlpack_device__()
-
-        def __dlpack__(self, **kwargs):
-            asked.append(kwargs)
-            return tensor.__dlpack__(**kwargs)
-
-    torch.from_dlpack(Probe())
-    state.close()
-    return "max_version" in asked[-1]
-
-
-TORCH_VERSIONED = _torch_asks_versioned()
+TORCH_VERSIONED = asks_versioned(torch.from_dlpack)
 
 
 def torch_view(dtype, layout_name):
