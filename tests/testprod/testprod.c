@@ -32,12 +32,19 @@
  *     counted from data + byte_offset; read_export_f32/write_export_f32 are shorthands.
  *   live_exports() -> number of kept exports not yet released
  *   has_capi() -> whether dlx_capi_get(L) finds dlx
+ *   lend(shape[, {read_only = bool}]) -> tensor, loan: lends a malloc'd float32 block, C-ordered
+ *     in shape and filled 0, 1, 2, ..., to the calling state with capi->push_borrowed
+ *   unborrow(loan) -> held: ends the loan with capi->unborrow, then fills the block with NaN and
+ *     frees it (the host takes its memory back at once); held is whether a tensor over it existed
+ *   loan_read(loan, i) / loan_write(loan, i, v): float32 element i (0-based) of the host's block
+ *   loan_address(loan) -> the block's address as an integer
  *   trace(on): when on, every deleter call prints "testprod deleted <id>" on stdout
  *
  * State is process-wide (static) so that deleters that run late still count; the structs stay
  * allocated (so that a second deleter call is counted, not a use after free) until the module's
- * sentinel is collected when the Lua state closes.
+ * sentinel is collected when the Lua state closes, which also ends the loans still open.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +56,7 @@
 #include "dlx.h"
 
 #define TP_MAX_BLOCK ((size_t)1 << 30)
+#define TP_MAX_LOANS 64
 
 typedef struct record {
   int deleted;
@@ -75,6 +83,16 @@ static int nrecords = 0, caprecords = 0;
 static handle *handles = NULL;
 static int nhandles = 0, caphandles = 0;
 static int tracing = 0;
+
+/* The host's side of a loan: its block stays the host's; dlx never frees it. */
+typedef struct loan_record {
+  dlx_borrow *loan;
+  int (*unborrow)(dlx_borrow *loan, int *held); /* the capi's, kept for the sentinel */
+  float *data;                                  /* NULL: a free slot */
+  size_t count;
+} loan_record;
+
+static loan_record loans[TP_MAX_LOANS];
 
 /* ---- helpers */
 
@@ -634,10 +652,101 @@ static int l_trace(lua_State *L) {
   return 0;
 }
 
+/* ---- the lender */
+
+static int l_lend(lua_State *L) {
+  const dlx_capi *api = need_capi(L);
+  int64_t shape[8];
+  int ndim, slot = -1;
+  uint64_t flags = 0;
+  size_t count = 1;
+  loan_record *r;
+  DLTensor t;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_createtable(L, 0, 1); /* {shape = arg 1}, to read it with int_list_field */
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "shape");
+  ndim = int_list_field(L, lua_gettop(L), "shape", shape, 8);
+  lua_pop(L, 1);
+  if (lua_istable(L, 2) && opt_bool_field(L, 2, "read_only"))
+    flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0 || shape[i] > 4096)
+      return luaL_error(L, "testprod: shape[%d] is 0..4096", i + 1);
+    count *= (size_t)shape[i];
+  }
+  for (int i = 0; i < TP_MAX_LOANS && slot < 0; i++)
+    if (loans[i].data == NULL) slot = i;
+  if (slot < 0) return luaL_error(L, "testprod: more than %d loans open", TP_MAX_LOANS);
+  r = &loans[slot];
+  r->data = (float *)malloc((count ? count : 1) * sizeof(float));
+  if (r->data == NULL) return luaL_error(L, "testprod: out of memory");
+  r->count = count;
+  r->unborrow = api->unborrow;
+  for (size_t i = 0; i < count; i++) r->data[i] = (float)i;
+  t = (DLTensor){r->data, {kDLCPU, 0}, ndim, {kDLFloat, 32, 1}, shape, NULL, 0};
+  if (api->push_borrowed(L, &t, flags, &r->loan) != 0) {
+    free(r->data);
+    *r = (loan_record){0};
+    return lua_error(L);
+  }
+  lua_pushinteger(L, slot);
+  return 2;
+}
+
+static loan_record *check_loan(lua_State *L, int idx) {
+  lua_Integer id = luaL_checkinteger(L, idx);
+  luaL_argcheck(L, id >= 0 && id < TP_MAX_LOANS && loans[id].data != NULL, idx, "no such loan");
+  return &loans[id];
+}
+
+/* Ends the loan and takes the block back at once, as a host would: poisoned with NaN, then freed
+ * (a read through an expired tensor would see NaN, or be a use after free under ASan). */
+static int end_loan(loan_record *r) {
+  int held = -1;
+  if (r->unborrow(r->loan, &held) != 0) held = -1;
+  for (size_t i = 0; i < r->count; i++) r->data[i] = NAN;
+  free(r->data);
+  *r = (loan_record){0};
+  return held;
+}
+
+static int l_unborrow(lua_State *L) {
+  int held = end_loan(check_loan(L, 1));
+  if (held < 0) return luaL_error(L, "testprod: unborrow failed");
+  lua_pushboolean(L, held);
+  return 1;
+}
+
+static float *loan_elem(lua_State *L) {
+  loan_record *r = check_loan(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, i >= 0 && (size_t)i < r->count, 2, "index out of range");
+  return &r->data[i];
+}
+
+static int l_loan_read(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)*loan_elem(L));
+  return 1;
+}
+
+static int l_loan_write(lua_State *L) {
+  float *p = loan_elem(L);
+  *p = (float)luaL_checknumber(L, 3);
+  return 0;
+}
+
+static int l_loan_address(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)(uintptr_t)check_loan(L, 1)->data);
+  return 1;
+}
+
 /* The Lua state closes: release what is still held and free the structs. Deleters that dlx
  * calls later (there should be none) find no record and are only traced. */
 static int sentinel_gc(lua_State *L) {
   (void)L;
+  for (int i = 0; i < TP_MAX_LOANS; i++)
+    if (loans[i].data != NULL) end_loan(&loans[i]);
   for (int i = 0; i < nhandles; i++)
     if (!handles[i].released) release_handle(&handles[i]);
   free(handles);
@@ -676,6 +785,11 @@ static const luaL_Reg functions[] = {
     {"live_exports", l_live_exports},
     {"has_capi", l_has_capi},
     {"trace", l_trace},
+    {"lend", l_lend},
+    {"unborrow", l_unborrow},
+    {"loan_read", l_loan_read},
+    {"loan_write", l_loan_write},
+    {"loan_address", l_loan_address},
     {NULL, NULL},
 };
 
