@@ -37,6 +37,15 @@ typedef struct dlx_backend {
    * (MemoryError) on failure. */
   void *(*alloc)(int32_t device_id, size_t nbytes, dlx_error *err);
   void (*free)(int32_t device_id, void *ptr, size_t nbytes);
+  /* Optional (NULL: the core allocates a buffer's header itself and its data with alloc): a
+   * buffer's header of header_size bytes, aligned for any type, together with nbytes of data
+   * as alloc gives them, from one allocation where the backend can (small blocks), so that a
+   * small tensor costs one allocation and one free. Returns the header and sets *data (never
+   * NULL, 0 bytes included); NULL with err set (MemoryError) on failure. The data counts in
+   * memory_allocated as alloc's does. free_with_header frees both, with the same nbytes. */
+  void *(*alloc_with_header)(int32_t device_id, size_t header_size, size_t nbytes, void **data,
+                             dlx_error *err);
+  void (*free_with_header)(int32_t device_id, void *header, void *data, size_t nbytes);
   /* Bytes this backend's allocator holds for live buffers on the device now
    * (dlx.memory_allocated); NULL when the backend does not count them. */
   size_t (*memory_allocated)(int32_t device_id);

@@ -9,6 +9,35 @@ static void release_backend_memory(dlx_buffer *self) {
   self->backend->free(self->device.device_id, self->data, self->nbytes);
 }
 
+static void release_backend_memory_and_header(dlx_buffer *self) {
+  self->backend->free_with_header(self->device.device_id, self, self->data, self->nbytes);
+}
+
+static void init_backend_buffer(dlx_buffer *buffer, DLDevice device, size_t nbytes,
+                                const dlx_backend *backend, bool header_with_data) {
+  atomic_init(&buffer->refs, 1);
+  buffer->nbytes = nbytes;
+  buffer->device = device;
+  buffer->backend = backend;
+  buffer->release = header_with_data ? release_backend_memory_and_header : release_backend_memory;
+  buffer->owner = NULL;
+  buffer->owner_free = NULL;
+  buffer->revoked = NULL;
+  buffer->header_with_data = header_with_data;
+}
+
+/* One allocation for the header and the data, from a backend that can make it. */
+static dlx_buffer *new_with_header(const dlx_backend *backend, DLDevice device, size_t nbytes,
+                                   dlx_error *err) {
+  void *data;
+  dlx_buffer *buffer =
+      backend->alloc_with_header(device.device_id, sizeof *buffer, nbytes, &data, err);
+  if (buffer == NULL) return NULL;
+  buffer->data = data;
+  init_backend_buffer(buffer, device, nbytes, backend, true);
+  return buffer;
+}
+
 dlx_buffer *dlx_buffer_new(DLDevice device, size_t nbytes, dlx_error *err) {
   return dlx_buffer_new_memory(device, nbytes, DLX_MEMORY_DEFAULT, err);
 }
@@ -27,6 +56,8 @@ dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory mem
              backend->name);
     return NULL;
   }
+  if (memory == DLX_MEMORY_DEFAULT && backend->alloc_with_header != NULL)
+    return new_with_header(backend, device, nbytes, err);
   buffer = dlx_malloc(sizeof *buffer);
   if (buffer == NULL) {
     dlx_fail(err, DLX_MEMORY_ERROR, "out of memory allocating a buffer");
@@ -40,14 +71,7 @@ dlx_buffer *dlx_buffer_new_memory(DLDevice device, size_t nbytes, dlx_memory mem
     dlx_free(buffer);
     return NULL;
   }
-  atomic_init(&buffer->refs, 1);
-  buffer->nbytes = nbytes;
-  buffer->device = device;
-  buffer->backend = backend;
-  buffer->release = release_backend_memory;
-  buffer->owner = NULL;
-  buffer->owner_free = NULL;
-  buffer->revoked = NULL;
+  init_backend_buffer(buffer, device, nbytes, backend, false);
   return buffer;
 }
 
@@ -67,6 +91,7 @@ dlx_buffer *dlx_buffer_wrap(DLDevice device, void *data, size_t nbytes,
   buffer->owner = owner;
   buffer->owner_free = NULL;
   buffer->revoked = NULL;
+  buffer->header_with_data = false;
   return buffer;
 }
 
@@ -87,7 +112,8 @@ void dlx_buffer_release(dlx_buffer *buffer) {
   if (buffer == NULL) return;
   /* acq_rel: every use of the memory by other holders happens before it is freed */
   if (atomic_fetch_sub_explicit(&buffer->refs, 1, memory_order_acq_rel) == 1) {
+    bool header_with_data = buffer->header_with_data; /* release may free the header */
     if (buffer->release != NULL) buffer->release(buffer);
-    dlx_free(buffer);
+    if (!header_with_data) dlx_free(buffer);
   }
 }

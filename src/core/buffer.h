@@ -39,6 +39,9 @@ struct dlx_buffer {
    * Once it is set the memory is the host's again and must not be touched; every entry point
    * of the core that reads or writes data checks it (dlx_buffer_check). NULL otherwise. */
   const atomic_bool *revoked;
+  /* The header was allocated with the data (the backend's alloc_with_header): release frees
+   * both, and the header must not be freed again. */
+  bool header_with_data;
 };
 
 /* A new buffer of nbytes on device, from the device's backend (refs = 1). */

@@ -1,5 +1,6 @@
 /* cpu_backend.c -- the CPU backend's table and its allocator: 64-byte aligned blocks from the
- * block cache (cpu_cache.h), with a count of the bytes tensors hold. */
+ * block cache (cpu_cache.h), a small one in one allocation with its buffer's header, with a
+ * count of the bytes tensors hold. */
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -54,6 +55,28 @@ static void cpu_free(int32_t device_id, void *ptr, size_t nbytes) {
   atomic_fetch_sub(&allocated_bytes, nbytes);
 }
 
+static void *cpu_alloc_with_header(int32_t device_id, size_t header_size, size_t nbytes,
+                                   void **data, dlx_error *err) {
+  (void)device_id;
+  if (nbytes > (size_t)PTRDIFF_MAX - DLX_CPU_ALIGNMENT - header_size) {
+    dlx_fail(err, DLX_MEMORY_ERROR, "cannot allocate %zu bytes on cpu: too large", nbytes);
+    return NULL;
+  }
+  void *header = dlx_cpu_block_alloc_with_header(header_size, nbytes, data);
+  if (header == NULL) {
+    dlx_fail(err, DLX_MEMORY_ERROR, "cannot allocate %zu bytes on cpu", nbytes);
+    return NULL;
+  }
+  atomic_fetch_add(&allocated_bytes, nbytes);
+  return header;
+}
+
+static void cpu_free_with_header(int32_t device_id, void *header, void *data, size_t nbytes) {
+  (void)device_id;
+  dlx_cpu_block_free_with_header(header, data, nbytes);
+  atomic_fetch_sub(&allocated_bytes, nbytes);
+}
+
 const dlx_backend dlx_cpu_backend = {
     .name = "cpu",
     .device_type = kDLCPU,
@@ -61,6 +84,8 @@ const dlx_backend dlx_cpu_backend = {
     .device_count = cpu_device_count,
     .alloc = cpu_alloc,
     .free = cpu_free,
+    .alloc_with_header = cpu_alloc_with_header,
+    .free_with_header = cpu_free_with_header,
     .memory_allocated = cpu_memory_allocated,
     .memory_cached = cpu_memory_cached,
     .empty_cache = cpu_empty_cache,

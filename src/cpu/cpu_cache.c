@@ -231,6 +231,48 @@ static void *new_block(size_t nbytes, size_t size) {
   return small_block(nbytes) ? small_alloc(nbytes) : dlx_aligned_alloc(DLX_CPU_ALIGNMENT, size);
 }
 
+/* dlx_malloc, and once more after emptying the cache, which may hold what is missing. */
+static void *malloc_or_empty_cache(size_t size) {
+  void *ptr = dlx_malloc(size);
+  if (ptr == NULL && dlx_cpu_cache_bytes() > 0) {
+    dlx_cpu_cache_empty();
+    ptr = dlx_malloc(size);
+  }
+  return ptr;
+}
+
+void *dlx_cpu_block_alloc_with_header(size_t header_size, size_t nbytes, void **block) {
+  char *header, *data;
+  size_t chunk_size;
+  if (!small_block(nbytes)) {
+    header = dlx_malloc(header_size);
+    if (header == NULL) return NULL;
+    *block = dlx_cpu_block_alloc(nbytes);
+    if (*block == NULL) {
+      dlx_free(header);
+      return NULL;
+    }
+    return header;
+  }
+  /* malloc aligns the chunk for any type, so at most DLX_CPU_ALIGNMENT - 1 bytes of padding
+   * bring the block after the header to its alignment */
+  chunk_size = header_size + DLX_CPU_ALIGNMENT - 1 + nbytes;
+  header = malloc_or_empty_cache(chunk_size);
+  if (header == NULL) return NULL;
+  data = (char *)(((uintptr_t)header + header_size + DLX_CPU_ALIGNMENT - 1) &
+                  ~(uintptr_t)(DLX_CPU_ALIGNMENT - 1));
+  /* the padding around the block is nobody's: ASan reports a tensor that reaches into it */
+  POISON(header + header_size, (size_t)(data - header) - header_size);
+  POISON(data + nbytes, chunk_size - (size_t)(data - header) - nbytes);
+  *block = data;
+  return header;
+}
+
+void dlx_cpu_block_free_with_header(void *header, void *block, size_t nbytes) {
+  if (!small_block(nbytes)) dlx_cpu_block_free(block, nbytes);
+  dlx_free(header); /* a small block goes with it */
+}
+
 void *dlx_cpu_block_alloc(size_t nbytes) {
   size_t size = dlx_cpu_block_size(nbytes);
   cached_block *b = NULL;

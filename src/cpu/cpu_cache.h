@@ -25,6 +25,15 @@ void *dlx_cpu_block_alloc(size_t nbytes);
 /* Gives back a block of dlx_cpu_block_alloc(nbytes), with the same nbytes. */
 void dlx_cpu_block_free(void *ptr, size_t nbytes);
 
+/* A buffer's header (header_size bytes, aligned for any type) and a block of nbytes, as
+ * dlx_cpu_block_alloc gives it: a small block and its header share one malloc'd chunk (the
+ * header first), a large one is a cached block with its header apart. Returns the header and
+ * sets *block; NULL when out of memory (the block, or a small block's chunk, after the cache
+ * was emptied, as for dlx_cpu_block_alloc; a large block's header without that). */
+void *dlx_cpu_block_alloc_with_header(size_t header_size, size_t nbytes, void **block);
+/* Gives back a header and block of dlx_cpu_block_alloc_with_header(nbytes), same nbytes. */
+void dlx_cpu_block_free_with_header(void *header, void *block, size_t nbytes);
+
 /* The size of the block an allocation of nbytes gets (nbytes itself below DLX_CPU_CACHED_MIN). */
 size_t dlx_cpu_block_size(size_t nbytes);
 

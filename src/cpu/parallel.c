@@ -1,11 +1,26 @@
 /* parallel.c -- the thread count and the thread pool of the CPU kernels.
  *
- * A job is n items cut into blocks. The calling thread publishes it, wakes as many sleeping
- * workers as could help, and takes blocks itself; each worker that wakes takes blocks too,
- * one at a time, while any are left. The caller then waits only for blocks a worker has
- * actually taken: a worker that the OS has not scheduled yet (a busy machine) holds nothing
- * up, it finds the job gone when it wakes. Workers sleep on a condition variable between jobs
- * and never spin, so idle workers take no CPU time from the host's threads.
+ * A job is n items cut into blocks. The calling thread publishes it and takes blocks itself;
+ * each worker it wakes takes blocks too, one at a time, while any are left. The caller then
+ * waits only for blocks a worker has actually taken: a worker that the OS has not scheduled yet
+ * (a busy machine) holds nothing up, it finds the job gone when it wakes. Workers sleep on a
+ * condition variable between jobs and never spin, so idle workers take no CPU time from the
+ * host's threads.
+ *
+ * Waking a worker pays only when the work left outlasts the wake-up by a margin: a worker
+ * that arrives late takes a block the caller would have finished sooner, and the caller then
+ * waits for it. So the pool measures both as it runs: how long a block takes (the caller
+ * times its first block of each job) and how long a worker takes to start after its signal
+ * (which grows when the machine is busy). A job wakes workers at once when the blocks past
+ * the caller's first, at the measured cost per block, pay for it; otherwise the caller starts
+ * alone and decides again after its first block, with that block's own time.
+ *
+ * A short job (a few blocks) that passes this test may still be faster alone: a worker that
+ * must fetch the caller's data from another core's cache, or a caller that spends longer
+ * waking a sleeping core than the job lasts (virtual machines), turns the wake-up into a
+ * loss. For each short job size the pool therefore times jobs run both ways and runs the
+ * next one the faster way, trying the other way on one job in EXPLORE_EVERY so that its time
+ * stays current as the machine's load changes.
  *
  * Blocks are claimed with one atomic word, the job's generation in the high half and the next
  * block in the low half, so a late worker can never take a block of a newer job for the old
@@ -23,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 1024
@@ -89,9 +105,74 @@ static struct {
   pool_job job;                         /* under lock */
   _Atomic uint64_t claim;               /* generation << 32 | next block */
   atomic_int_fast64_t done;
+  int64_t signalled_at; /* when the current job's workers were woken (ns), 0: not yet; under lock */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
           .finished = PTHREAD_COND_INITIALIZER,
           .busy = ATOMIC_FLAG_INIT};
+
+/* ---- what a wake-up and a block cost, learned as the pool runs */
+
+/* Work left must take this many wake-ups' time before a worker is woken for it. */
+#define WAKE_PAYOFF 4
+/* The wake-up time assumed until one is measured (ns). */
+#define FIRST_WAKE_NS 20000
+
+/* Moving averages in ns; relaxed atomics, since a lost update only delays the learning. */
+static atomic_int_fast64_t wake_ns = FIRST_WAKE_NS;
+static atomic_int_fast64_t block_ns; /* 0 until a block was timed */
+static atomic_long wakeups;
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Moves an average a quarter of the way to a sample, a sample counting at most four times the
+ * average: one thread preempted for a while moves it a little, a busy machine soon. */
+static void learn(atomic_int_fast64_t *average, int64_t sample) {
+  int64_t old = atomic_load_explicit(average, memory_order_relaxed);
+  if (sample < 1) sample = 1;
+  if (old > 0 && sample > 4 * old) sample = 4 * old;
+  atomic_store_explicit(average, old > 0 ? old + (sample - old) / 4 : sample, memory_order_relaxed);
+}
+
+/* ---- short jobs: each way timed, the faster one taken */
+
+#define SHORT_JOB_BLOCKS 16 /* jobs of at most this many blocks are timed both ways */
+#define EXPLORE_EVERY 16
+
+typedef struct short_job_times {
+  atomic_int_fast64_t alone_ns, helped_ns; /* per block, whole job; 0: not timed yet */
+  unsigned jobs;
+} short_job_times;
+
+/* Used only by the pool's owner (the busy flag orders owners one after another). */
+static short_job_times short_jobs[SHORT_JOB_BLOCKS + 1];
+
+/* Whether the next short job of `blocks` blocks should wake workers. */
+static bool short_job_helped(int64_t blocks) {
+  short_job_times *t = &short_jobs[blocks];
+  int64_t alone = atomic_load_explicit(&t->alone_ns, memory_order_relaxed);
+  int64_t helped = atomic_load_explicit(&t->helped_ns, memory_order_relaxed);
+  if (alone == 0 || helped == 0) return alone != 0; /* alone first, then helped */
+  return (helped < alone) != (++t->jobs % EXPLORE_EVERY == 0);
+}
+
+static void short_job_timed(int64_t blocks, bool helped, int64_t took) {
+  short_job_times *t = &short_jobs[blocks];
+  learn(helped ? &t->helped_ns : &t->alone_ns, took / blocks);
+}
+
+/* How many of `helpers` workers `rest` blocks of per_block ns are worth waking: each must have
+ * WAKE_PAYOFF wake-ups' time of work. */
+static int workers_worth_waking(int64_t rest, int64_t per_block, int helpers) {
+  int64_t cost = WAKE_PAYOFF * atomic_load_explicit(&wake_ns, memory_order_relaxed);
+  if (per_block <= 0) return 0;
+  int64_t worth = rest > INT64_MAX / per_block ? rest : rest * per_block / cost;
+  if (worth > rest) worth = rest;
+  return worth < helpers ? (int)worth : helpers;
+}
 
 /* Set (non-NULL) on pool workers, and on a caller while it runs blocks: kernels called from a
  * block run on their own thread. A pthread key rather than _Thread_local: the library is often
@@ -142,8 +223,13 @@ static void *worker_main(void *arg) {
   pthread_mutex_lock(&pool.lock);
   seen = pool.generation - 1; /* started for the current job: help with it */
   for (;;) {
-    while (pool.generation == seen) pthread_cond_wait(&pool.wake[index], &pool.lock);
+    bool slept = false;
+    while (pool.generation == seen) {
+      pthread_cond_wait(&pool.wake[index], &pool.lock);
+      slept = true;
+    }
     seen = pool.generation;
+    if (slept && pool.signalled_at != 0) learn(&wake_ns, now_ns() - pool.signalled_at);
     pool_job job = pool.job;
     pthread_mutex_unlock(&pool.lock);
     if (index < job.helpers) run_blocks(&job, seen, false);
@@ -188,30 +274,72 @@ static void install_fork_handlers(void) {
   pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+/* Starts and wakes up to `count` workers for the current job (generation gen). */
+static void wake_workers(uint32_t gen, int count) {
+  pthread_mutex_lock(&pool.lock);
+  if (pool.generation == gen) {
+    start_workers(count);
+    pool.signalled_at = now_ns();
+    for (int i = 0; i < count && i < pool.workers; i++) pthread_cond_signal(&pool.wake[i]);
+    atomic_fetch_add_explicit(&wakeups, count < pool.workers ? count : pool.workers,
+                              memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&pool.lock);
+}
+
+/* The caller's share: its first block timed, and when the job's way was not decided before,
+ * workers woken after it if the rest is worth it. */
+static void run_caller_blocks(const pool_job *job, uint32_t gen, bool decided) {
+  int64_t b;
+  if (!claim_block(gen, job->blocks, &b)) return;
+  int64_t start = now_ns();
+  int64_t end = b == job->blocks - 1 ? job->n : (b + 1) * job->block;
+  job->fn(job->ctx, b * job->block, end);
+  int64_t took = now_ns() - start;
+  atomic_fetch_add(&pool.done, 1);
+  learn(&block_ns, took);
+  if (!decided) {
+    int64_t rest = job->blocks - (int64_t)(atomic_load(&pool.claim) & 0xffffffffu);
+    int count = workers_worth_waking(rest, took, job->helpers);
+    if (count > 0) wake_workers(gen, count);
+  }
+  run_blocks(job, gen, true);
+}
+
 /* Runs the job on the pool with up to `threads` threads, the caller included. */
-static void run_on_pool(const pool_job *job, int threads) {
+static void run_on_pool(const pool_job *request, int threads) {
+  pool_job job = *request;
+  job.helpers = threads - 1;
   pthread_once(&fork_handlers, install_fork_handlers);
   pthread_mutex_lock(&pool.lock);
-  start_workers(threads - 1);
-  pool.job = *job;
-  pool.job.helpers = threads - 1;
+  pool.job = job;
   uint32_t gen = ++pool.generation;
+  pool.signalled_at = 0;
   atomic_store(&pool.done, 0);
   atomic_store(&pool.claim, (uint64_t)gen << 32);
-  /* Wake the workers that may help, no more than there are blocks for besides the caller's. */
-  int64_t wanted = job->blocks - 1 < pool.job.helpers ? job->blocks - 1 : pool.job.helpers;
-  for (int64_t i = 0; i < wanted && i < pool.workers; i++) pthread_cond_signal(&pool.wake[i]);
   pthread_mutex_unlock(&pool.lock);
 
+  int64_t start = now_ns(), per_block = atomic_load_explicit(&block_ns, memory_order_relaxed);
+  int count = workers_worth_waking(job.blocks - 1, per_block, job.helpers);
+  bool short_job = count > 0 && job.blocks <= SHORT_JOB_BLOCKS;
+  if (short_job && !short_job_helped(job.blocks)) count = 0;
+  if (count > 0) wake_workers(gen, count);
   set_in_job(true);
-  run_blocks(job, gen, true);
+  run_caller_blocks(&job, gen, short_job || count > 0);
   set_in_job(false);
-  if (atomic_load(&pool.done) < job->blocks) { /* blocks still running on workers */
+  if (atomic_load(&pool.done) < job.blocks) { /* blocks still running on workers */
     pthread_mutex_lock(&pool.lock);
-    while (atomic_load(&pool.done) < job->blocks) pthread_cond_wait(&pool.finished, &pool.lock);
+    while (atomic_load(&pool.done) < job.blocks) pthread_cond_wait(&pool.finished, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
   }
+  if (short_job) short_job_timed(job.blocks, count > 0, now_ns() - start);
 }
+
+long dlx_cpu_pool_wakeups(void) { return atomic_load(&wakeups); }
+
+#else
+
+long dlx_cpu_pool_wakeups(void) { return 0; }
 
 #endif
 

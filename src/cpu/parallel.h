@@ -23,12 +23,17 @@ int dlx_cpu_num_threads(void);
 void dlx_cpu_set_num_threads(int n);
 
 /* Calls fn(ctx, begin, end) on disjoint ranges covering [0, n): blocks of grain items taken by
- * the calling thread and by up to dlx_cpu_num_threads() - 1 pool workers as they come free.
- * It returns when every block is done, without waiting for a worker that took none. A single
+ * the calling thread and by up to dlx_cpu_num_threads() - 1 pool workers as they come free
+ * (woken only when the work pays for their wake-up). It returns when every block is done,
+ * without waiting for a worker that took none. A single
  * call on this thread when n < 2 * grain, when called from inside a block, or while another
  * thread has the pool. */
 typedef void (*dlx_cpu_range_fn)(void *ctx, int64_t begin, int64_t end);
 void dlx_cpu_parallel_for(int64_t n, int64_t grain, dlx_cpu_range_fn fn, void *ctx);
+
+/* Workers woken so far, for tests: a job wakes workers only when its blocks outlast a wake-up
+ * (the pool measures both), so short blocks stay on the calling thread. */
+long dlx_cpu_pool_wakeups(void);
 
 /* Items of item_bytes each that make one grain (at least 1). */
 static inline int64_t dlx_cpu_grain_items(int64_t item_bytes) {

@@ -12,6 +12,7 @@
 #include "backends/builtin.h"
 #include "check.h"
 #include "core/alloc.h"
+#include "core/buffer.h"
 #include "cpu/cpu.h"
 #include "cpu/cpu_cache.h"
 
@@ -196,6 +197,13 @@ static int fail_some(void *ctx) {
   return 1;
 }
 
+static atomic_int successes_left;
+
+static int succeed_some(void *ctx) {
+  (void)ctx;
+  return atomic_fetch_sub(&successes_left, 1) <= 0;
+}
+
 /* Blocks below DLX_CPU_CACHED_MIN come from malloc, aligned by hand: every size keeps the
  * alignment and the whole block, a small block freed is not cached, and a failed malloc is a
  * NULL after the cache was given back, as for big blocks. */
@@ -226,6 +234,113 @@ static void test_small_blocks(void) {
   CHECK(dlx_cpu_block_alloc(100) == NULL);
   dlx_set_alloc_fail_hook(NULL, NULL);
   atomic_store(&failures_left, 0);
+}
+
+/* A buffer's header with its block: a small block shares the header's chunk, after it and
+ * aligned; a large one is a cached block of its own. The header and the whole block are ours,
+ * the padding around a small block is poisoned under ASan. */
+static void test_blocks_with_header(void) {
+  const size_t header_size = 72;
+  const size_t large[] = {DLX_CPU_CACHED_MIN, MIB + 7};
+  int misaligned = 0, overlapping = 0, unpoisoned = 0;
+  dlx_cpu_cache_set_limit(64 * MIB);
+  dlx_cpu_cache_empty();
+  for (size_t n = 0; n < DLX_CPU_CACHED_MIN; n += n / 3 + 1) {
+    void *block;
+    char *header = dlx_cpu_block_alloc_with_header(header_size, n, &block);
+    CHECK(header != NULL);
+    if ((uintptr_t)block % DLX_CPU_ALIGNMENT != 0) misaligned++;
+    if ((char *)block < header + header_size) overlapping++;
+    memset(header, 0x5a, header_size);
+    if (n > 0) memset(block, 0xcd, n);
+#if defined(WITH_ASAN)
+    if (!__asan_address_is_poisoned((char *)block + n)) unpoisoned++;
+    if ((char *)block > header + header_size && !__asan_address_is_poisoned((char *)block - 1))
+      unpoisoned++;
+#endif
+    dlx_cpu_block_free_with_header(header, block, n);
+  }
+  CHECK_EQ_INT(misaligned, 0);
+  CHECK_EQ_INT(overlapping, 0);
+  CHECK_EQ_INT(unpoisoned, 0);
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0); /* small blocks are never cached */
+  for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
+    void *block, *again;
+    char *header = dlx_cpu_block_alloc_with_header(header_size, large[i], &block);
+    CHECK(header != NULL);
+    CHECK_EQ_INT((uintptr_t)block % DLX_CPU_ALIGNMENT, 0);
+    memset(header, 0x5a, header_size);
+    memset(block, 0xcd, large[i]);
+    dlx_cpu_block_free_with_header(header, block, large[i]);
+    CHECK_EQ_INT(dlx_cpu_cache_bytes(), dlx_cpu_block_size(large[i]));
+    header = dlx_cpu_block_alloc_with_header(header_size, large[i], &again);
+    CHECK(again == block); /* the cached block comes back */
+    dlx_cpu_block_free_with_header(header, again, large[i]);
+    dlx_cpu_cache_empty();
+  }
+}
+
+/* Out of memory: NULL after the cache was given back, nothing leaked (ASan's leak check), for
+ * a small block (one malloc) and for each of the two allocations of a large one. */
+static void test_blocks_with_header_failure(void) {
+  void *block, *header, *cached;
+  dlx_cpu_cache_set_limit(64 * MIB);
+  cached = dlx_cpu_block_alloc(2 * MIB);
+  dlx_cpu_block_free(cached, 2 * MIB);
+  dlx_set_alloc_fail_hook(fail_some, NULL);
+  atomic_store(&failures_left, 1); /* the first try fails, the retry after emptying succeeds */
+  header = dlx_cpu_block_alloc_with_header(72, 100, &block);
+  CHECK(header != NULL);
+  CHECK_EQ_INT(dlx_cpu_cache_bytes(), 0);
+  dlx_cpu_block_free_with_header(header, block, 100);
+  atomic_store(&failures_left, 1000);
+  CHECK(dlx_cpu_block_alloc_with_header(72, 100, &block) == NULL);
+  CHECK(dlx_cpu_block_alloc_with_header(72, MIB, &block) == NULL); /* its header fails */
+  CHECK(dlx_cpu_block_alloc_with_header(72, 0, &block) == NULL);
+  atomic_store(&failures_left, 0);
+  dlx_set_alloc_fail_hook(NULL, NULL);
+  /* the header is had, its large block is not: the header goes back */
+  atomic_store(&successes_left, 1);
+  dlx_set_alloc_fail_hook(succeed_some, NULL);
+  CHECK(dlx_cpu_block_alloc_with_header(72, MIB, &block) == NULL);
+  dlx_set_alloc_fail_hook(NULL, NULL);
+}
+
+/* dlx_buffer_new on the CPU: a small buffer is one allocation, its data right after the
+ * header; every size counts in memory_allocated while alive; out of memory is a MemoryError
+ * with nothing counted. */
+static void test_buffers(void) {
+  const DLDevice cpu = {kDLCPU, 0};
+  const size_t sizes[] = {0, 64, 1000, DLX_CPU_CACHED_MIN, 3 * MIB};
+  size_t before = dlx_cpu_memory_allocated();
+  dlx_error err;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    dlx_buffer *b = dlx_buffer_new(cpu, sizes[i], &err);
+    CHECK(b != NULL);
+    CHECK(b->data != NULL);
+    CHECK_EQ_INT((uintptr_t)b->data % DLX_CPU_ALIGNMENT, 0);
+    CHECK_EQ_INT(dlx_cpu_memory_allocated(), before + sizes[i]);
+    if (sizes[i] < DLX_CPU_CACHED_MIN) {
+      char *after_header = (char *)(b + 1);
+      CHECK((char *)b->data >= after_header && (char *)b->data < after_header + DLX_CPU_ALIGNMENT);
+    }
+    if (sizes[i] > 0) memset(b->data, 0x77, sizes[i]);
+    dlx_buffer_retain(b);
+    dlx_buffer_release(b);
+    CHECK_EQ_INT(dlx_cpu_memory_allocated(), before + sizes[i]);
+    dlx_buffer_release(b);
+    CHECK_EQ_INT(dlx_cpu_memory_allocated(), before);
+  }
+  dlx_cpu_cache_empty();
+  dlx_set_alloc_fail_hook(fail_some, NULL);
+  atomic_store(&failures_left, 1000);
+  CHECK(dlx_buffer_new(cpu, 100, &err) == NULL);
+  CHECK_EQ_INT(err.code, DLX_MEMORY_ERROR);
+  CHECK(dlx_buffer_new(cpu, 2 * MIB, &err) == NULL);
+  CHECK_EQ_INT(err.code, DLX_MEMORY_ERROR);
+  atomic_store(&failures_left, 0);
+  dlx_set_alloc_fail_hook(NULL, NULL);
+  CHECK_EQ_INT(dlx_cpu_memory_allocated(), before);
 }
 
 static void test_allocation_failure(void) {
@@ -346,6 +461,9 @@ int main(void) {
   test_reuse();
   test_limit();
   test_backend_entries();
+  test_blocks_with_header();
+  test_blocks_with_header_failure();
+  test_buffers();
   test_allocation_failure();
   test_threads(64 * MIB);
   test_threads(4 * MIB); /* evictions all the time */

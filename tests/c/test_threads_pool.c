@@ -2,7 +2,9 @@
  * suite and under ThreadSanitizer (ctest tsan.test_threads_pool):
  *   - every item of [0, n) is handed out exactly once, in ranges of whole blocks, for thread
  *     counts 1 to 4 (more threads than this machine's cores too) and many sizes and grains;
- *   - the work really spreads: with 2 threads, a worker takes blocks while the caller is busy;
+ *   - the work really spreads when it pays: with 2 threads and blocks far longer than a
+ *     wake-up, a worker takes blocks while the caller is busy; blocks far shorter stay on the
+ *     caller and wake no worker;
  *   - a range function that calls the pool again runs that inner loop on its own thread;
  *   - several host threads calling at once all get their work done (one owns the pool, the
  *     others run on their own thread);
@@ -72,7 +74,9 @@ static void test_cover(void) {
   dlx_cpu_set_num_threads(0);
 }
 
-/* ---- the work spreads: the caller's first block waits (a bounded time) for a worker's */
+/* ---- the work spreads when it pays: blocks much longer than a wake-up get a worker, which
+ * takes blocks while the caller is busy (the caller's later blocks wait, a bounded time, for
+ * a worker's); blocks far shorter than a wake-up all stay on the caller, no worker woken. */
 
 typedef struct spread {
   pthread_t caller;
@@ -88,20 +92,51 @@ static void spread_range(void *ctx, int64_t begin, int64_t end) {
   spread *s = ctx;
   (void)begin, (void)end;
   if (!pthread_equal(pthread_self(), s->caller)) {
+    /* a worker still awake from an earlier job may join unwoken: it must not take every block
+     * while the caller runs its first */
+    sleep_ms(1);
     atomic_fetch_add(&s->worker_blocks, 1);
     return;
   }
   if (atomic_fetch_add(&s->caller_blocks, 1) == 0) {
-    for (int i = 0; i < 5000 && atomic_load(&s->worker_blocks) == 0; i++) sleep_ms(1);
+    sleep_ms(20); /* the first block: timed long */
+    return;
   }
+  for (int i = 0; i < 5000 && atomic_load(&s->worker_blocks) == 0; i++) sleep_ms(1);
 }
 
 static void test_spread(void) {
   dlx_cpu_set_num_threads(2);
-  spread s = {.caller = pthread_self()};
-  dlx_cpu_parallel_for(64, 1, spread_range, &s);
-  CHECK(atomic_load(&s.worker_blocks) > 0);
-  CHECK_EQ_INT(atomic_load(&s.worker_blocks) + atomic_load(&s.caller_blocks), 64);
+  for (int round = 0; round < 2; round++) { /* woken after the first block, then at once */
+    spread s = {.caller = pthread_self()};
+    long wakeups = dlx_cpu_pool_wakeups();
+    dlx_cpu_parallel_for(64, 1, spread_range, &s);
+    CHECK(atomic_load(&s.worker_blocks) > 0);
+    CHECK_EQ_INT(atomic_load(&s.worker_blocks) + atomic_load(&s.caller_blocks), 64);
+    CHECK(dlx_cpu_pool_wakeups() > wakeups);
+  }
+  dlx_cpu_set_num_threads(0);
+}
+
+static void empty_range(void *ctx, int64_t begin, int64_t end) {
+  (void)ctx, (void)begin, (void)end;
+}
+
+static void test_short_blocks_stay(void) {
+  dlx_cpu_set_num_threads(2);
+  /* the pool's measure of a block forgets the long ones of the tests before */
+  for (int round = 0; round < 200; round++) dlx_cpu_parallel_for(8, 1, empty_range, NULL);
+  sleep_ms(50); /* and workers still awake from them go back to sleep */
+  long wakeups = dlx_cpu_pool_wakeups();
+  int others = 0, total = 0;
+  bool ok = true;
+  for (int round = 0; round < 200; round++) {
+    ok = ok && covers(8, 1, &others);
+    total += others;
+  }
+  CHECK(ok);
+  CHECK_EQ_INT(dlx_cpu_pool_wakeups(), wakeups);
+  CHECK_EQ_INT(total, 0);
   dlx_cpu_set_num_threads(0);
 }
 
@@ -222,6 +257,7 @@ static void test_kernels_agree(void) {
 int main(void) {
   test_cover();
   test_spread();
+  test_short_blocks_stay();
   test_nested();
   test_many_callers();
   test_kernels_agree();
