@@ -244,9 +244,9 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
   return 1;
 }
 
-/* from_dlpack(x[, opts]), a closure over the Lua function that asks other producers for a
- * capsule: request(x, target device or nil, copy). Errors it raises at level 3 point at the
- * caller of from_dlpack. */
+/* from_dlpack(x[, opts]), a closure over the state and the Lua function (upvalue 2) that asks
+ * other producers for a capsule: request(x, target device or nil, copy). Errors it raises at level
+ * 3 point at the caller of from_dlpack. */
 static int core_from_dlpack(lua_State *L) {
   consume_options opts;
   dlxl_capsule *c;
@@ -255,7 +255,7 @@ static int core_from_dlpack(lua_State *L) {
   lua_settop(L, 1);
   if ((t = dlxl_totensor(L, 1)) != NULL) return consume_tensor(L, dlxl_checkopen(L, t), &opts);
   if ((c = dlxl_tocapsule(L, 1)) != NULL) return consume_capsule(L, c, &opts, false);
-  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, lua_upvalueindex(2));
   lua_pushvalue(L, 1);
   if (opts.has_target)
     dlxl_pushdevice(L, opts.target);
@@ -277,7 +277,9 @@ static int core_from_dlpack(lua_State *L) {
 static int core_consumer(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
-  lua_pushcclosure(L, core_from_dlpack, 1);
+  lua_pushvalue(L, DLXL_STATE);
+  lua_insert(L, 1);
+  lua_pushcclosure(L, core_from_dlpack, 2);
   return 1;
 }
 
