@@ -338,6 +338,40 @@ const luaL_Reg dlxl_value_funcs[] = {
 
 /* ---- t:item(), t:totable() */
 
+/* The one element of a CPU tensor of the most common dtypes, read in place: the same value as
+ * dlx_get_element's copy to the wide dtype gives, without the copy (a scalar read from a host is
+ * on every call of a script that returns t:sum():item()). False for other tensors. */
+static bool read_item_in_place(const dlx_tensor *t, dlx_scalar *out) {
+  const char *p = (const char *)t->buffer->data;
+  if (t->buffer->device.device_type != kDLCPU) return false;
+  switch (t->dtype) {
+  case DLX_FLOAT32: {
+    float f;
+    memcpy(&f, p + t->offset * (int64_t)sizeof f, sizeof f);
+    out->kind = DLX_KIND_FLOAT;
+    out->v.f = f;
+    return true;
+  }
+  case DLX_FLOAT64:
+    out->kind = DLX_KIND_FLOAT;
+    memcpy(&out->v.f, p + t->offset * (int64_t)sizeof out->v.f, sizeof out->v.f);
+    return true;
+  case DLX_INT32: {
+    int32_t i;
+    memcpy(&i, p + t->offset * (int64_t)sizeof i, sizeof i);
+    out->kind = DLX_KIND_INT;
+    out->v.i = i;
+    return true;
+  }
+  case DLX_INT64:
+    out->kind = DLX_KIND_INT;
+    memcpy(&out->v.i, p + t->offset * (int64_t)sizeof out->v.i, sizeof out->v.i);
+    return true;
+  default:
+    return false;
+  }
+}
+
 static int tensor_item(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
   int64_t index[DLX_MAX_NDIM] = {0}, numel = dlx_tensor_numel(t);
@@ -348,7 +382,8 @@ static int tensor_item(lua_State *L) {
                       "item() needs a tensor with exactly one element, this "
                       "one has %lld",
                       (long long)numel);
-  dlxl_check(L, dlx_get_element(t, index, &value, &err), &err);
+  dlxl_check(L, dlx_buffer_check(t->buffer, &err), &err); /* a borrowed tensor whose loan ended */
+  if (!read_item_in_place(t, &value)) dlxl_check(L, dlx_get_element(t, index, &value, &err), &err);
   dlxl_pushscalar(L, &value);
   return 1;
 }
