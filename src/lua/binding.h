@@ -129,7 +129,8 @@ void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placemen
 /* Opens the metatable (state: the stack index of the state userdata) and leaves the stack as it
  * was. */
 void dlxl_open_tensor(lua_State *L, int state);
-/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call. */
+/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call.
+ * Loads dlx.core first when a host calls in before require "dlx". */
 dlx_tensor *dlxl_newtensor(lua_State *L);
 /* The tensor at idx (open or closed), or NULL when the value is not a tensor. */
 dlx_tensor *dlxl_totensor(lua_State *L, int idx);

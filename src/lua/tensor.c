@@ -16,10 +16,13 @@ static const char metatable_key;
 dlx_tensor *dlxl_newtensor(lua_State *L) {
   dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
   memset(t, 0, sizeof *t);
-  if (dlxl_upstate(L) != NULL)
+  if (dlxl_upstate(L) != NULL) {
     lua_getiuservalue(L, DLXL_STATE, DLXL_UV_TENSOR_MT);
-  else
+  } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
+    lua_pop(L, 1); /* a host pushes a tensor before require "dlx": load dlx.core first */
+    dlxl_require_core(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  }
   lua_setmetatable(L, -2);
   return t;
 }
