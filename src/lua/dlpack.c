@@ -256,7 +256,7 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
 static int core_from_dlpack(lua_State *L) {
   consume_options opts;
   dlxl_capsule *c;
-  const dlxl_state *s = dlxl_upstate(L);
+  const dlxl_state *s = dlxl_getstate(L);
   const void *mt;
   void *p;
   read_consume_options(L, 2, &opts);
