@@ -83,6 +83,30 @@ describe("known options", function()
     assert.truthy(msg:find("unknown option 'dtpye'", 1, true), msg)
   end)
 
+  it("inherited do not hide an unknown own key (one of each)", function()
+    local inherit = function(own, defaults) return setmetatable(own, { __index = defaults }) end
+    local t = dlx.zeros({ 2 })
+    local calls = {
+      { "empty", function()
+        return dlx.empty({ 2 }, inherit({ dtpye = "int8" }, { dtype = "int16" }))
+      end },
+      { "tensor", function()
+        return dlx.tensor({ 1 }, inherit({ devcie = "cpu" }, { dtype = "int16" }))
+      end },
+      { "__dlpack", function()
+        return t:__dlpack(inherit({ cpoy = true }, { max_version = { 1, 3 } }))
+      end },
+      { "from_dlpack", function()
+        return dlx.from_dlpack(t, inherit({ cpy = true }, { copy = true }))
+      end },
+      { "to", function() return t:to(inherit({ cpoy = true }, { dtype = "int32" })) end },
+    }
+    for _, case in ipairs(calls) do
+      local msg = h.raises("TypeError", case[2])
+      assert.truthy(msg:find(case[1] .. ": unknown option '", 1, true), msg)
+    end
+  end)
+
   it("are checked before an unknown key is reported", function()
     local msg = h.raises("TypeError", function()
       return dlx.empty({ 2 }, { dtype = "nope", dtpye = "int8" })

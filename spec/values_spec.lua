@@ -32,6 +32,25 @@ describe("item", function()
       :item())
   end)
 
+  it("reads the element a view starts at, for every dtype, as totable does", function()
+    for _, dt in ipairs({ "bool", "int8", "int32", "int64", "uint32", "float16", "float32",
+      "float64" }) do
+      local values = dt == "bool" and { false, true, false, true, true, false }
+        or { 1, -2, 3, 4, 5, 6 }
+      if dt:find("^u") then values = { 1, 2, 3, 4, 250, 6 } end
+      local t = dlx.tensor(values, { dtype = dt }):view({ 2, 3 })
+      local expect = t:totable()
+      for i = 1, 2 do
+        for j = 1, 3 do
+          assert.equal(expect[i][j], t:select(1, i):select(1, j):item(), dt)
+          assert.equal(expect[i][j], t:transpose(1, 2):slice(1, j, j):slice(2, i, i):item(), dt)
+        end
+      end
+    end
+    h.exact(-2.5, dlx.tensor({ 1, -2.5 }, { dtype = "float64" }):slice(1, 2, 2):item())
+    h.exact(math.mininteger, dlx.tensor({ 0, math.mininteger }):select(1, 2):item())
+  end)
+
   it("gives the float32 value, not the Lua literal", function()
     h.exact(0.10000000149011612, dlx.tensor(0.1):item())
   end)

@@ -1,6 +1,8 @@
 --- dlx.print: tostring for tensors, like NumPy's and PyTorch's repr:
 --   tensor([[1, 2], [3, 4]], shape={2, 2}, dtype=int64, device=cpu)
 -- Tensors of more than SUMMARY_THRESHOLD elements show EDGE_ITEMS items at each end of each dim.
+local core = require "dlx.core"
+
 local M = {}
 
 local SUMMARY_THRESHOLD = 1000
@@ -56,13 +58,17 @@ local function is_storage_only(dtype)
   return STORAGE_ONLY[dtype:match("^(float%d)_")] == true
 end
 
---- The text of a tensor; never raises (a closed tensor prints as "tensor(<closed>)").
+--- The text of a tensor; never raises. A closed tensor prints as "tensor(<closed>)", and one over a
+-- host's loan that ended as "tensor(<expired>, shape=..., dtype=..., device=...)": its memory is
+-- the host's again.
 function M.format(t)
   local ok, dtype = pcall(function() return t.dtype end)
   if not ok then return "tensor(<closed>)" end
   local shape = "{" .. table.concat(t.shape, ", ") .. "}"
   local values
-  if is_storage_only(dtype) then
+  if core.expired(t) then
+    values = "<expired>"
+  elseif is_storage_only(dtype) then
     values = "<" .. dtype .. " data>"
   else
     values = format_values(t, t.numel > SUMMARY_THRESHOLD)

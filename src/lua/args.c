@@ -58,24 +58,31 @@ static int64_t checksize(lua_State *L, int idx, bool allow_minus1) {
 }
 
 int32_t dlxl_checkshape(lua_State *L, int idx, int64_t *shape, bool allow_minus1) {
+  int type = lua_type(L, idx);
   size_t ndim;
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) == LUA_TNUMBER) {
+  if (type == LUA_TNUMBER) {
     shape[0] = checksize(L, idx, allow_minus1);
     return 1;
   }
-  if (lua_type(L, idx) != LUA_TTABLE)
+  if (type != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR, "shape must be a table of sizes or an integer, got %s",
                dlxl_typename(L, idx));
+  idx = lua_absindex(L, idx);
   ndim = lua_rawlen(L, idx);
   if (ndim > DLX_MAX_NDIM)
     dlxl_error(L, DLX_VALUE_ERROR, "shape has %zu dims; dlx tensors have at most %d", ndim,
                DLX_MAX_NDIM);
+  /* Shapes are on every creation and view: an integer size >= 0 costs two calls (the sizes stay
+   * on the stack until the end), and anything else goes to checksize for its message. */
+  if (ndim > 8) luaL_checkstack(L, (int)ndim, "shape");
   for (size_t d = 0; d < ndim; d++) {
-    lua_rawgeti(L, idx, (lua_Integer)d + 1);
-    shape[d] = checksize(L, -1, allow_minus1);
-    lua_pop(L, 1);
+    int isint = 0;
+    lua_Integer size = 0;
+    if (lua_rawgeti(L, idx, (lua_Integer)d + 1) == LUA_TNUMBER)
+      size = lua_tointegerx(L, -1, &isint);
+    shape[d] = isint && size >= 0 ? (int64_t)size : checksize(L, -1, allow_minus1);
   }
+  if (ndim > 0) lua_pop(L, (int)ndim);
   return (int32_t)ndim;
 }
 
@@ -193,14 +200,13 @@ int dlxl_pushoptions(lua_State *L, int idx, const char *const *known, int count)
     for (int i = 0; i < count; i++) lua_getfield(L, idx, known[i]);
     return -1;
   }
-  for (int i = 0; i < count; i++) lua_pushnil(L);
-  lua_pushnil(L);
+  lua_settop(L, first + count); /* a nil for each known key, and the first key for lua_next */
   while (lua_next(L, idx) != 0) {
     int slot = -1;
     if (lua_type(L, -2) == LUA_TSTRING) {
       const char *key = lua_tostring(L, -2);
       for (int i = 0; i < count && slot < 0; i++)
-        if (strcmp(key, known[i]) == 0) slot = i;
+        if (key[0] == known[i][0] && strcmp(key, known[i]) == 0) slot = i;
     }
     if (slot >= 0)
       lua_replace(L, first + slot);
@@ -214,14 +220,17 @@ int dlxl_pushoptions(lua_State *L, int idx, const char *const *known, int count)
 
 void dlxl_checkoptions(lua_State *L, int idx, const char *fname, const char *const *known,
                        int found) {
-  int entries = 0;
+  int entries = 0, top = lua_gettop(L);
   idx = lua_absindex(L, idx);
   lua_pushnil(L);
   while (lua_next(L, idx) != 0) {
     lua_pop(L, 1);
     entries++;
   }
-  if (entries == found) return; /* every entry is a known key that was read */
+  /* every entry is a known key that was read; the count alone cannot tell when the table has a
+   * metatable, since found counts the options it inherits as well as its own */
+  if (entries == found && !lua_getmetatable(L, idx)) return;
+  lua_settop(L, top); /* the metatable */
   lua_pushnil(L);
   while (lua_next(L, idx) != 0) {
     lua_pop(L, 1);

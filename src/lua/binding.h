@@ -28,6 +28,38 @@
 #define DLXL_PRINTF(f, a)
 #endif
 
+/* ---- state.c: what dlx.core keeps per Lua state, in one userdata. Every C function that
+ * dlx.core registers holds it as upvalue 1 (DLXL_STATE), which makes the checks on every call a
+ * few instructions; the host C API's functions, which run without upvalues, find it in the
+ * registry. Its user values hold what the struct can only name. */
+enum {
+  DLXL_UV_TENSOR_MT = 1,  /* the tensor metatable */
+  DLXL_UV_CAPSULE_MT,     /* the capsule metatable */
+  DLXL_UV_DEFAULT_DEVICE, /* the default device (a dlx.Device), once chosen */
+  DLXL_UV_COUNT = DLXL_UV_DEFAULT_DEVICE
+};
+
+typedef struct dlxl_state {
+  const void *tensor_mt; /* the metatables, by address (lua_topointer); user values keep them */
+  const void *capsule_mt;
+  int64_t pending_bytes; /* tensor bytes not yet reported to the collector (dlxl_gcdebt) */
+  bool has_default;      /* default_device holds the chosen default device */
+  DLDevice default_device;
+} dlxl_state;
+
+#define DLXL_STATE lua_upvalueindex(1)
+
+/* The state when the running C function is one of dlx.core's, else NULL. (No other upvalue 1 of
+ * a C function that reaches the binding's helpers is a userdata: the host C API's functions have
+ * no upvalues, and the only other closure, openlibs.c's loader, calls none of them.) */
+static inline dlxl_state *dlxl_upstate(lua_State *L) {
+  return (dlxl_state *)lua_touserdata(L, DLXL_STATE);
+}
+/* The state from upvalue 1 or the registry; NULL when dlx.core was not opened in this state. */
+dlxl_state *dlxl_getstate(lua_State *L);
+/* Pushes the state userdata, creating it the first time, and returns it. */
+dlxl_state *dlxl_openstate(lua_State *L);
+
 /* ---- errors.c: raise "<Class>: <message>" with the Lua caller's position */
 int dlxl_error(lua_State *L, dlx_errclass code, const char *fmt, ...) DLXL_PRINTF(3, 4);
 int dlxl_raise(lua_State *L, const dlx_error *err);
@@ -94,8 +126,11 @@ typedef struct dlxl_placement {
 void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placement *out);
 
 /* ---- tensor.c: the userdata life cycle */
-void dlxl_open_tensor(lua_State *L);
-/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call. */
+/* Opens the metatable (state: the stack index of the state userdata) and leaves the stack as it
+ * was. */
+void dlxl_open_tensor(lua_State *L, int state);
+/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call.
+ * Loads dlx.core first when a host calls in before require "dlx". */
 dlx_tensor *dlxl_newtensor(lua_State *L);
 /* The tensor at idx (open or closed), or NULL when the value is not a tensor. */
 dlx_tensor *dlxl_totensor(lua_State *L, int idx);
@@ -129,7 +164,7 @@ typedef struct dlxl_capsule {
   bool used; /* consumed: the deleter is someone else's business now */
 } dlxl_capsule;
 
-void dlxl_open_capsule(lua_State *L);
+void dlxl_open_capsule(lua_State *L, int state);
 /* Pushes an empty (ptr NULL) capsule; loads dlx.core first when its metatable is missing. */
 dlxl_capsule *dlxl_newcapsule(lua_State *L);
 dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx);

@@ -40,7 +40,6 @@ static int push_borrowed_protected(lua_State *L) {
   dlx_error err;
   if (req->dl == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "NULL DLTensor");
   if (req->loan == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "loan must not be NULL");
-  dlxl_require_core(L);
   out = dlxl_newtensor(L);
   loan = dlx_malloc(sizeof *loan);
   if (loan == NULL) return dlxl_error(L, DLX_MEMORY_ERROR, "out of memory lending a tensor");
@@ -97,7 +96,6 @@ static int push_tensor_protected(lua_State *L) {
   give_request *req = lua_touserdata(L, 1);
   dlx_tensor *out, made;
   dlx_error err;
-  dlxl_require_core(L);
   out = dlxl_newtensor(L);
   if (dlx_import_dltensor(&req->dl, req->flags, release_host_tensor, req->ctx, &made, &err) != 0)
     return dlxl_raise(L, &err);

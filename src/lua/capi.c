@@ -37,10 +37,9 @@ int dlxl_push_failure(lua_State *L, dlx_errclass code, const char *message) {
 }
 
 void dlxl_require_core(lua_State *L) {
-  if (luaL_getmetatable(L, DLXL_TENSOR) == LUA_TNIL) {
-    luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
-    lua_pop(L, 1);
-  }
+  const dlxl_state *s = dlxl_getstate(L); /* made by luaopen_dlx_core, with the metatables */
+  if (s != NULL && s->tensor_mt != NULL) return;
+  luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
   lua_pop(L, 1);
 }
 

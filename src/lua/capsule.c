@@ -11,11 +11,15 @@ static const char *capsule_name(const dlxl_capsule *c) {
 }
 
 /* The registry holds the metatable under this key's address as well as under its name, as it
- * does the tensor's: a lookup by address does not intern the name first. */
+ * does the tensor's, for the host C API's functions (which have no state upvalue). */
 static const char metatable_key;
 
 /* Pushes the metatable, found by name (and kept under the key) the first time. */
 static void push_metatable(lua_State *L) {
+  if (dlxl_upstate(L) != NULL) {
+    lua_getiuservalue(L, DLXL_STATE, DLXL_UV_CAPSULE_MT);
+    return;
+  }
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) != LUA_TNIL) return;
   lua_pop(L, 1);
   if (luaL_getmetatable(L, DLXL_CAPSULE) == LUA_TNIL) {
@@ -38,9 +42,15 @@ dlxl_capsule *dlxl_newcapsule(lua_State *L) {
 }
 
 dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx) {
+  const dlxl_state *s = dlxl_upstate(L);
   void *p = lua_touserdata(L, idx);
   bool same;
   if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  if (s != NULL) {
+    same = lua_topointer(L, -1) == s->capsule_mt;
+    lua_pop(L, 1);
+    return same ? p : NULL;
+  }
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
     lua_pop(L, 2); /* not opened by this copy of the library: look it up by name */
     return luaL_testudata(L, idx, DLXL_CAPSULE);
@@ -61,14 +71,13 @@ void dlxl_delete_managed(void *ptr, bool versioned) {
   }
 }
 
-/* Calls the deleter of an unconsumed capsule, once. */
-/* Upvalue 1 is the metatable: the collector calls this for every capsule, and the upvalue spares
- * a registry lookup. A script may call it on any value through getmetatable(c): checked. */
+/* Calls the deleter of an unconsumed capsule, once. A script may call it on any value through
+ * getmetatable(c): checked. */
 static int capsule_gc(lua_State *L) {
-  dlxl_capsule *c = lua_touserdata(L, 1);
-  bool ours = c != NULL && lua_getmetatable(L, 1) && lua_rawequal(L, -1, lua_upvalueindex(1));
-  if (!ours) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
-  void *ptr = c->ptr;
+  dlxl_capsule *c = dlxl_tocapsule(L, 1);
+  void *ptr;
+  if (c == NULL) c = luaL_checkudata(L, 1, DLXL_CAPSULE); /* raises its usual message */
+  ptr = c->ptr;
   if (c->used || ptr == NULL) return 0;
   c->used = true;
   c->ptr = NULL;
@@ -99,17 +108,20 @@ static int capsule_tostring(lua_State *L) {
 static const luaL_Reg capsule_metamethods[] = {
     {"__index", capsule_index},
     {"__tostring", capsule_tostring},
+    {"__gc", capsule_gc},
     {NULL, NULL},
 };
 
-void dlxl_open_capsule(lua_State *L) {
+void dlxl_open_capsule(lua_State *L, int state) {
+  dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_CAPSULE)) {
-    luaL_setfuncs(L, capsule_metamethods, 0);
-    lua_pushvalue(L, -1);
-    lua_pushcclosure(L, capsule_gc, 1);
-    lua_setfield(L, -2, "__gc");
+    lua_pushvalue(L, state);
+    luaL_setfuncs(L, capsule_metamethods, 1);
   }
+  lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  s->capsule_mt = lua_topointer(L, -1);
+  lua_setiuservalue(L, state, DLXL_UV_CAPSULE_MT);
 }
 
 dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {

@@ -182,9 +182,6 @@ void dlxl_open_device(lua_State *L) {
 
 /* ---- the default device of a Lua state */
 
-/* The registry holds the chosen default device (a dlx.Device) under this key's address. */
-static const char default_key;
-
 /* The device for spec, or false when it is valid but not available; other errors propagate. */
 static bool try_device(lua_State *L, const char *spec, size_t len, DLDevice *out) {
   lua_pushlstring(L, spec, len);
@@ -214,35 +211,41 @@ static DLDevice choose_default(lua_State *L) {
   return device;
 }
 
-/* Pushes the default device, choosing it on first use. */
-static void push_default(lua_State *L) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &default_key) != LUA_TNIL) return;
-  lua_pop(L, 1);
-  dlxl_pushdevice(L, choose_default(L));
-  lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &default_key);
+/* The state's default device, chosen on first use; pushes it (a dlx.Device) when push is set. */
+static DLDevice get_default(lua_State *L, bool push) {
+  dlxl_state *s = dlxl_getstate(L);
+  if (s != NULL && s->has_default && !push) return s->default_device;
+  s = dlxl_openstate(L);
+  if (!s->has_default) {
+    DLDevice device = choose_default(L);
+    dlxl_pushdevice(L, device);
+    lua_setiuservalue(L, -2, DLXL_UV_DEFAULT_DEVICE);
+    s->default_device = device;
+    s->has_default = true;
+  }
+  if (push) lua_getiuservalue(L, -1, DLXL_UV_DEFAULT_DEVICE);
+  lua_remove(L, push ? -2 : -1);
+  return s->default_device;
 }
 
-DLDevice dlxl_default_device(lua_State *L) {
-  DLDevice device;
-  push_default(L);
-  device = *(const DLDevice *)lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  return device;
-}
+DLDevice dlxl_default_device(lua_State *L) { return get_default(L, false); }
 
 /* default_device() -> this state's default device. */
 static int core_default_device(lua_State *L) {
-  push_default(L);
+  get_default(L, true);
   return 1;
 }
 
 /* set_default_device(spec) -> the device, now the default; one that is not available is an
  * error, and leaves the default unchanged. */
 static int core_set_default_device(lua_State *L) {
-  dlxl_pushdevice(L, dlxl_checkdevice(L, 1));
+  DLDevice device = dlxl_checkdevice(L, 1);
+  dlxl_state *s = dlxl_openstate(L);
+  dlxl_pushdevice(L, device);
   lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &default_key);
+  lua_setiuservalue(L, -3, DLXL_UV_DEFAULT_DEVICE);
+  s->default_device = device;
+  s->has_default = true;
   return 1;
 }
 

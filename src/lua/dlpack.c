@@ -6,51 +6,55 @@
 
 /* ---- t:__dlpack(opts) */
 
-static void read_max_version(lua_State *L, int idx, dlx_export_options *opts) {
-  lua_Integer major;
-  if (lua_isnil(L, idx)) return; /* legacy */
-  if (lua_type(L, idx) != LUA_TTABLE)
+/* Each reader gets the value's Lua type, read once by read_export_options. */
+static void read_max_version(lua_State *L, int idx, int type, dlx_export_options *opts) {
+  int isint = 0, minor_isint = 0;
+  lua_Integer major = 0, minor = 0;
+  if (type == LUA_TNIL) return; /* legacy */
+  if (type != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR, "max_version must be a table {major, minor}, got %s",
                dlxl_typename(L, idx));
-  lua_rawgeti(L, idx, 1);
-  lua_rawgeti(L, idx, 2);
-  if (!lua_isinteger(L, -2) || !lua_isinteger(L, -1) || lua_tointeger(L, -2) < 0 ||
-      lua_tointeger(L, -1) < 0)
+  /* lua_tointegerx also takes floats and strings: the rawgeti type says which is a number, and
+   * lua_isinteger which number is an integer */
+  if (lua_rawgeti(L, idx, 1) == LUA_TNUMBER && lua_isinteger(L, -1))
+    major = lua_tointegerx(L, -1, &isint);
+  if (lua_rawgeti(L, idx, 2) == LUA_TNUMBER && lua_isinteger(L, -1))
+    minor = lua_tointegerx(L, -1, &minor_isint);
+  if (!isint || !minor_isint || major < 0 || minor < 0)
     dlxl_error(L, DLX_TYPE_ERROR,
                "max_version must be a table {major, minor} of integers >= 0, "
                "such as {1, 3}");
-  major = lua_tointeger(L, -2);
   lua_pop(L, 2);
   opts->versioned = major >= 1;
 }
 
-static void read_dl_device(lua_State *L, int idx, dlx_export_options *opts) {
-  lua_Integer type, id;
-  if (lua_isnil(L, idx)) return;
-  if (lua_type(L, idx) == LUA_TTABLE) {
+static void read_dl_device(lua_State *L, int idx, int type, dlx_export_options *opts) {
+  lua_Integer device_type, id;
+  if (type == LUA_TNIL) return;
+  if (type == LUA_TTABLE) {
     lua_rawgeti(L, idx, 1);
     lua_rawgeti(L, idx, 2);
   } else {
     lua_pushnil(L);
     lua_pushnil(L);
   }
-  type = lua_tointeger(L, -2);
+  device_type = lua_tointeger(L, -2);
   id = lua_tointeger(L, -1);
-  if (!lua_isinteger(L, -2) || !lua_isinteger(L, -1) || type < 0 || type > INT32_MAX || id < 0 ||
-      id > INT32_MAX)
+  if (!lua_isinteger(L, -2) || !lua_isinteger(L, -1) || device_type < 0 ||
+      device_type > INT32_MAX || id < 0 || id > INT32_MAX)
     dlxl_error(L, DLX_TYPE_ERROR,
                "dl_device must be a pair {device_type, device_id} of "
                "integers >= 0, such as {1, 0}, got %s",
                dlxl_typename(L, idx));
   lua_pop(L, 2);
   opts->has_dl_device = true;
-  opts->dl_device.device_type = (DLDeviceType)type;
+  opts->dl_device.device_type = (DLDeviceType)device_type;
   opts->dl_device.device_id = (int32_t)id;
 }
 
-static void read_copy(lua_State *L, int idx, dlx_export_options *opts) {
-  if (lua_isnil(L, idx)) return;
-  if (!lua_isboolean(L, idx))
+static void read_copy(lua_State *L, int idx, int type, dlx_export_options *opts) {
+  if (type == LUA_TNIL) return;
+  if (type != LUA_TBOOLEAN)
     dlxl_error(L, DLX_TYPE_ERROR, "copy must be true, false or nil, got %s", dlxl_typename(L, idx));
   opts->copy = lua_toboolean(L, idx) ? DLX_COPY_ALWAYS : DLX_COPY_NEVER;
 }
@@ -90,20 +94,22 @@ static void read_export_options(lua_State *L, int idx, const dlx_tensor *t,
   opts->has_stream = false;
   opts->stream = 0;
   static const char *const known[] = {"stream", "max_version", "dl_device", "copy", NULL};
-  int found = 0, others, stream;
-  if (lua_isnoneornil(L, idx)) return;
-  if (lua_type(L, idx) != LUA_TTABLE)
+  int found = 0, others, stream, types[4];
+  int type = lua_type(L, idx);
+  if (type == LUA_TNIL || type == LUA_TNONE) return;
+  if (type != LUA_TTABLE)
     dlxl_error(L, DLX_TYPE_ERROR,
                "__dlpack options must be a table {stream =, max_version =, "
                "dl_device =, copy =}, got %s",
                dlxl_typename(L, idx));
   others = dlxl_pushoptions(L, idx, known, 4);
-  stream = lua_gettop(L); /* stream, max_version, dl_device and copy are the last four values */
-  for (int i = stream - 3; i <= stream; i++) found += !lua_isnil(L, i);
-  read_max_version(L, stream - 2, opts);
-  read_dl_device(L, stream - 1, opts);
-  read_copy(L, stream, opts);
-  read_stream(L, stream - 3, opts->has_dl_device ? opts->dl_device : dlx_tensor_device(t), opts);
+  stream = lua_gettop(L) - 3; /* stream, max_version, dl_device and copy are the last four values */
+  for (int i = 0; i < 4; i++) found += (types[i] = lua_type(L, stream + i)) != LUA_TNIL;
+  read_max_version(L, stream + 1, types[1], opts);
+  read_dl_device(L, stream + 2, types[2], opts);
+  read_copy(L, stream + 3, types[3], opts);
+  if (types[0] != LUA_TNIL)
+    read_stream(L, stream, opts->has_dl_device ? opts->dl_device : dlx_tensor_device(t), opts);
   lua_pop(L, 4);
   if (others != 0) dlxl_checkoptions(L, idx, "__dlpack", known, found);
 }
@@ -244,18 +250,25 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
   return 1;
 }
 
-/* from_dlpack(x[, opts]), a closure over the Lua function that asks other producers for a
- * capsule: request(x, target device or nil, copy). Errors it raises at level 3 point at the
- * caller of from_dlpack. */
+/* from_dlpack(x[, opts]), a closure over the state and the Lua function (upvalue 2) that asks
+ * other producers for a capsule: request(x, target device or nil, copy). Errors it raises at level
+ * 3 point at the caller of from_dlpack. */
 static int core_from_dlpack(lua_State *L) {
   consume_options opts;
   dlxl_capsule *c;
-  dlx_tensor *t;
+  const dlxl_state *s = dlxl_getstate(L);
+  const void *mt;
+  void *p;
   read_consume_options(L, 2, &opts);
   lua_settop(L, 1);
-  if ((t = dlxl_totensor(L, 1)) != NULL) return consume_tensor(L, dlxl_checkopen(L, t), &opts);
-  if ((c = dlxl_tocapsule(L, 1)) != NULL) return consume_capsule(L, c, &opts, false);
-  lua_pushvalue(L, lua_upvalueindex(1));
+  /* a tensor or a capsule, told apart by one look at the metatable */
+  if ((p = lua_touserdata(L, 1)) != NULL && lua_getmetatable(L, 1)) {
+    mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    if (mt == s->tensor_mt) return consume_tensor(L, dlxl_checkopen(L, p), &opts);
+    if (mt == s->capsule_mt) return consume_capsule(L, p, &opts, false);
+  }
+  lua_pushvalue(L, lua_upvalueindex(2));
   lua_pushvalue(L, 1);
   if (opts.has_target)
     dlxl_pushdevice(L, opts.target);
@@ -277,7 +290,9 @@ static int core_from_dlpack(lua_State *L) {
 static int core_consumer(lua_State *L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
-  lua_pushcclosure(L, core_from_dlpack, 1);
+  lua_pushvalue(L, DLXL_STATE);
+  lua_insert(L, 1);
+  lua_pushcclosure(L, core_from_dlpack, 2);
   return 1;
 }
 

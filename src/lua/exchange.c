@@ -43,7 +43,6 @@ static int to_value_protected(lua_State *L) {
   dlx_tensor *out, made;
   dlx_error err;
   if (req->mt == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "NULL managed tensor");
-  dlxl_require_core(L);
   out = dlxl_newtensor(L);
   req->taken = true;
   dlxl_check(L, dlx_import_versioned(req->mt, &made, &err), &err); /* the deleter ran if not */

@@ -96,18 +96,24 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
                                        dlxl_value_funcs, dlxl_capsule_funcs, dlxl_stream_funcs,
                                        dlxl_error_funcs, dlxl_type_funcs,    dlxl_dlpack_funcs,
                                        dlxl_memory_funcs};
+  int state;
   luaL_checkversion(L);
+  dlxl_openstate(L); /* upvalue 1 of every function below */
+  state = lua_gettop(L);
   dlxl_open_device(L);
-  dlxl_open_capsule(L);
-  dlxl_open_tensor(L);
+  dlxl_open_capsule(L, state);
+  dlxl_open_tensor(L, state);
   dlxl_open_stream(L);
   dlxl_open_capi(L); /* the C API tables (capi.c) */
 
   lua_createtable(L, 0, 32);
-  for (size_t i = 0; i < sizeof func_sets / sizeof func_sets[0]; i++)
-    luaL_setfuncs(L, func_sets[i], 0);
+  for (size_t i = 0; i < sizeof func_sets / sizeof func_sets[0]; i++) {
+    lua_pushvalue(L, state);
+    luaL_setfuncs(L, func_sets[i], 1);
+  }
   lua_newtable(L); /* what lua/dlx/init.lua puts in the dlx table as it is */
-  luaL_setfuncs(L, dlxl_public_funcs, 0);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_public_funcs, 1);
   lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);
   lua_setfield(L, -2, "version");

@@ -8,23 +8,35 @@
 
 #include "lua/binding.h"
 
-/* The registry holds the metatable under this key's address as well as under its name: a
- * lookup by address is a plain table access, where one by name first interns the string. The
- * calls below are on every tensor operation. */
+/* The registry holds the metatable under this key's address as well as under its name, for the
+ * host C API's functions (which have no state upvalue): a lookup by address is a plain table
+ * access, where one by name first interns the string. */
 static const char metatable_key;
 
 dlx_tensor *dlxl_newtensor(lua_State *L) {
   dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
   memset(t, 0, sizeof *t);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  if (dlxl_upstate(L) != NULL) {
+    lua_getiuservalue(L, DLXL_STATE, DLXL_UV_TENSOR_MT);
+  } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
+    lua_pop(L, 1); /* a host pushes a tensor before require "dlx": load dlx.core first */
+    dlxl_require_core(L);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  }
   lua_setmetatable(L, -2);
   return t;
 }
 
 dlx_tensor *dlxl_totensor(lua_State *L, int idx) {
+  const dlxl_state *s = dlxl_upstate(L);
   void *p = lua_touserdata(L, idx);
   bool same;
   if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  if (s != NULL) {
+    same = lua_topointer(L, -1) == s->tensor_mt;
+    lua_pop(L, 1);
+    return same ? p : NULL;
+  }
   lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
   same = lua_rawequal(L, -1, -2);
   lua_pop(L, 2);
@@ -49,60 +61,33 @@ dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
  *
  * Small tensors are reported in batches: a collector step costs far more than making a small
  * tensor, and rounding each one up to the KiB that LUA_GCSTEP counts in would overstate its
- * size many times over. Their bytes add up in this state's pending count (a userdata in the
- * registry) and go to the collector once they pass a batch; a tensor of a batch or more goes
- * at once, with what was pending, so that big temporaries are collected as promptly as ever. */
+ * size many times over. Their bytes add up in this state's pending count and go to the
+ * collector once they pass a batch; a tensor of a batch or more goes at once, with what was
+ * pending, so that big temporaries are collected as promptly as ever. */
 #define GC_BATCH_BYTES (64 * 1024)
 
-static const char pending_key;
-
-static int64_t *pending_bytes(lua_State *L) {
-  int64_t *pending;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_key);
-  pending = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  return pending;
-}
-
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
-  int64_t *pending = pending_bytes(L);
+  dlxl_state *s = dlxl_getstate(L);
   int64_t kib;
-  if (pending == NULL) return; /* not opened in this state: nothing to pace */
-  if (nbytes > INT64_MAX - *pending) nbytes = INT64_MAX - *pending;
-  *pending += nbytes;
-  if (*pending < GC_BATCH_BYTES) return;
-  kib = *pending / 1024;
-  *pending %= 1024;
+  if (s == NULL) return; /* not opened in this state: nothing to pace */
+  if (nbytes > INT64_MAX - s->pending_bytes) nbytes = INT64_MAX - s->pending_bytes;
+  s->pending_bytes += nbytes;
+  if (s->pending_bytes < GC_BATCH_BYTES) return;
+  kib = s->pending_bytes / 1024;
+  s->pending_bytes %= 1024;
   if (!lua_gc(L, LUA_GCISRUNNING)) return; /* the program stopped the collector */
   if (kib > INT_MAX / 2) kib = INT_MAX / 2;
   lua_gc(L, LUA_GCSTEP, (int)kib);
 }
 
-/* The tensor at idx, known by its metatable being the one at mt: the metamethods below hold the
- * metatable as an upvalue, which spares them the registry lookup of dlxl_totensor. They still
- * check, since a script may call them on any value through getmetatable(t). */
-static dlx_tensor *totensor_by(lua_State *L, int idx, int mt) {
-  void *p = lua_touserdata(L, idx);
-  bool same;
-  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
-  same = lua_rawequal(L, -1, mt);
-  lua_pop(L, 1);
-  return same ? p : NULL;
-}
-
-static int close_tensor(lua_State *L, dlx_tensor *t) {
+/* t:close(), __gc and __close. A script may call them on any value through getmetatable(t):
+ * checked. */
+static int tensor_close(lua_State *L) {
+  dlx_tensor *t = dlxl_totensor(L, 1);
   if (t == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
   dlx_tensor_close(t);
   return 0;
-}
-
-/* t:close() */
-static int tensor_close(lua_State *L) { return close_tensor(L, dlxl_totensor(L, 1)); }
-
-/* __gc and __close: upvalue 1 is the metatable. */
-static int tensor_gc(lua_State *L) {
-  return close_tensor(L, totensor_by(L, 1, lua_upvalueindex(1)));
 }
 
 /* ---- properties */
@@ -152,22 +137,24 @@ static const struct {
     {"usm", prop_usm},
 };
 
-/* __index: a method (upvalue 1 is the method table), else a property, else nil. Upvalue 2 is
- * the metatable. */
+/* __index: a method (upvalue 1 is the method table, where tools/check_docs.lua finds it too),
+ * else a property, else nil. Upvalue 2 is the metatable. Upvalue 1 is not the state: the helpers
+ * this calls find it in the registry when they need it. */
 static int tensor_index(lua_State *L) {
   const char *key;
+  void *p;
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   if (lua_type(L, 2) != LUA_TSTRING) return 1;
   key = lua_tostring(L, 2);
   for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++) {
-    if (strcmp(key, properties[i].name) == 0) {
-      dlx_tensor *t = totensor_by(L, 1, lua_upvalueindex(2));
-      if (t == NULL)
-        return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
-      properties[i].push(L, dlxl_checkopen(L, t));
-      return 1;
-    }
+    if (key[0] != properties[i].name[0] || strcmp(key, properties[i].name) != 0) continue;
+    /* the result is the top value: what lies below it on the stack does not matter */
+    p = lua_touserdata(L, 1);
+    if (p == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+      return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
+    properties[i].push(L, dlxl_checkopen(L, p));
+    return 1;
   }
   return 1;
 }
@@ -210,10 +197,8 @@ static int tensor_tostring(lua_State *L) {
 }
 
 static const luaL_Reg tensor_metamethods[] = {
-    {"__len", tensor_len},
-    {"__newindex", tensor_newindex},
-    {"__tostring", tensor_tostring},
-    {NULL, NULL},
+    {"__len", tensor_len},  {"__newindex", tensor_newindex}, {"__tostring", tensor_tostring},
+    {"__gc", tensor_close}, {"__close", tensor_close},       {NULL, NULL},
 };
 
 const luaL_Reg dlxl_tensor_methods[] = {
@@ -221,32 +206,29 @@ const luaL_Reg dlxl_tensor_methods[] = {
     {NULL, NULL},
 };
 
-/* Creates the metatable and the method table once per Lua state. */
-void dlxl_open_tensor(lua_State *L) {
+/* Creates the metatable and the method table once per Lua state; state is the stack index of the
+ * state userdata, whose user value and tensor_mt it sets. */
+void dlxl_open_tensor(lua_State *L, int state) {
   const luaL_Reg *const method_sets[] = {dlxl_tensor_methods, dlxl_view_methods,
                                          dlxl_copy_methods,   dlxl_reduce_methods,
                                          dlxl_value_methods,  dlxl_dlpack_methods};
-  if (!luaL_newmetatable(L, DLXL_TENSOR)) {
-    lua_pop(L, 1);
-    return;
+  dlxl_state *s = lua_touserdata(L, state);
+  if (luaL_newmetatable(L, DLXL_TENSOR)) {
+    lua_pushvalue(L, state);
+    luaL_setfuncs(L, tensor_metamethods, 1);
+    lua_createtable(L, 0, 48);
+    for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++) {
+      lua_pushvalue(L, state);
+      luaL_setfuncs(L, method_sets[i], 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, tensor_index, 2);
+    lua_setfield(L, -2, "__index");
   }
-  luaL_setfuncs(L, tensor_metamethods, 0);
-  lua_pushvalue(L, -1);
-  lua_pushcclosure(L, tensor_gc, 1);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, "__gc");
-  lua_setfield(L, -2, "__close");
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
-  *(int64_t *)lua_newuserdatauv(L, sizeof(int64_t), 0) = 0;
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &pending_key);
-  lua_createtable(L, 0, 48);
-  for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
-    luaL_setfuncs(L, method_sets[i], 0);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
-  lua_pushvalue(L, -2);
-  lua_pushcclosure(L, tensor_index, 2);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  s->tensor_mt = lua_topointer(L, -1);
+  lua_setiuservalue(L, state, DLXL_UV_TENSOR_MT);
 }

@@ -18,7 +18,16 @@ static int core_type(lua_State *L) {
   return 1;
 }
 
+/* expired(t) -> true for an open tensor over a loan that ended (dlx_unborrow), whose memory
+ * must not be touched: lua/dlx/print.lua prints it without its values. */
+static int core_expired(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  lua_pushboolean(L, dlx_buffer_is_borrowed(t->buffer) && dlx_buffer_check(t->buffer, NULL) != 0);
+  return 1;
+}
+
 const luaL_Reg dlxl_type_funcs[] = {
     {"type", core_type},
+    {"expired", core_expired},
     {NULL, NULL},
 };

@@ -212,9 +212,10 @@ static void check_level(lua_State *L, nest *n, int32_t depth) {
     ragged(L, what, depth, first_has);
   }
   for (int64_t i = 1; i <= n->shape[depth]; i++) {
-    int kind;
-    lua_rawgeti(L, -1, (lua_Integer)i);
-    kind = leaf_kind(L, -1);
+    /* numbers, the common leaves, are told apart with one call more than the rawgeti */
+    int kind = lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TNUMBER
+                   ? (lua_isinteger(L, -1) ? DLX_KIND_INT : DLX_KIND_FLOAT)
+                   : leaf_kind(L, -1);
     if (depth + 1 < n->ndim) {
       if (kind >= 0) ragged(L, "a value", depth + 1, "a table");
       check_level(L, n, depth + 1);
@@ -251,13 +252,29 @@ static void store(lua_State *L, int idx, dlx_dtype wide, char *p) {
   memcpy(p, c, wide == DLX_COMPLEX128 ? sizeof c : sizeof c[0]);
 }
 
+/* Writes the number at the top of the stack as int64 or float64, as store would, in one call;
+ * false for other leaves and wide dtypes. */
+static bool store_number(lua_State *L, dlx_dtype wide, char *p) {
+  if (wide == DLX_INT64) { /* the data has integers and booleans only */
+    int64_t i = (int64_t)lua_tointegerx(L, -1, NULL);
+    memcpy(p, &i, sizeof i);
+    return true;
+  }
+  if (wide == DLX_FLOAT64) {
+    double f = (double)lua_tonumberx(L, -1, NULL);
+    memcpy(p, &f, sizeof f);
+    return true;
+  }
+  return false;
+}
+
 static void fill_level(lua_State *L, const nest *n, int32_t depth, dlx_dtype wide, char **at) {
   for (int64_t i = 1; i <= n->shape[depth]; i++) {
-    lua_rawgeti(L, -1, (lua_Integer)i);
+    int type = lua_rawgeti(L, -1, (lua_Integer)i);
     if (depth + 1 < n->ndim) {
       fill_level(L, n, depth + 1, wide, at);
     } else {
-      store(L, -1, wide, *at);
+      if (type != LUA_TNUMBER || !store_number(L, wide, *at)) store(L, -1, wide, *at);
       *at += dlx_itemsize(wide);
     }
     lua_pop(L, 1);
@@ -338,6 +355,40 @@ const luaL_Reg dlxl_value_funcs[] = {
 
 /* ---- t:item(), t:totable() */
 
+/* The one element of a CPU tensor of the most common dtypes, read in place: the same value as
+ * dlx_get_element's copy to the wide dtype gives, without the copy (a scalar read from a host is
+ * on every call of a script that returns t:sum():item()). False for other tensors. */
+static bool read_item_in_place(const dlx_tensor *t, dlx_scalar *out) {
+  const char *p = (const char *)t->buffer->data;
+  if (t->buffer->device.device_type != kDLCPU) return false;
+  switch (t->dtype) {
+  case DLX_FLOAT32: {
+    float f;
+    memcpy(&f, p + t->offset * (int64_t)sizeof f, sizeof f);
+    out->kind = DLX_KIND_FLOAT;
+    out->v.f = f;
+    return true;
+  }
+  case DLX_FLOAT64:
+    out->kind = DLX_KIND_FLOAT;
+    memcpy(&out->v.f, p + t->offset * (int64_t)sizeof out->v.f, sizeof out->v.f);
+    return true;
+  case DLX_INT32: {
+    int32_t i;
+    memcpy(&i, p + t->offset * (int64_t)sizeof i, sizeof i);
+    out->kind = DLX_KIND_INT;
+    out->v.i = i;
+    return true;
+  }
+  case DLX_INT64:
+    out->kind = DLX_KIND_INT;
+    memcpy(&out->v.i, p + t->offset * (int64_t)sizeof out->v.i, sizeof out->v.i);
+    return true;
+  default:
+    return false;
+  }
+}
+
 static int tensor_item(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
   int64_t index[DLX_MAX_NDIM] = {0}, numel = dlx_tensor_numel(t);
@@ -348,7 +399,8 @@ static int tensor_item(lua_State *L) {
                       "item() needs a tensor with exactly one element, this "
                       "one has %lld",
                       (long long)numel);
-  dlxl_check(L, dlx_get_element(t, index, &value, &err), &err);
+  dlxl_check(L, dlx_buffer_check(t->buffer, &err), &err); /* a borrowed tensor whose loan ended */
+  if (!read_item_in_place(t, &value)) dlxl_check(L, dlx_get_element(t, index, &value, &err), &err);
   dlxl_pushscalar(L, &value);
   return 1;
 }

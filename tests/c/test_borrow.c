@@ -65,6 +65,9 @@ static const char *const check_expired =
     "end\n"
     "for _, t in ipairs(kept) do\n"
     "  local _ = t.shape, t.strides, t.dtype, t.ndim, t.device\n"
+    "  local text = ('tensor(<expired>, shape={%s}, dtype=%s, device=cpu)')\n"
+    "    :format(table.concat(t.shape, ', '), t.dtype)\n"
+    "  assert(tostring(t) == text, tostring(t))\n" /* printed without touching the memory */
     "  expired(t.sum, t)\n"
     "  expired(t.max, t)\n"
     "  expired(t.clone, t)\n"
