@@ -108,6 +108,7 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
     luaL_setfuncs(L, func_sets[i], 0);
   lua_newtable(L); /* what lua/dlx/init.lua puts in the dlx table as it is */
   luaL_setfuncs(L, dlxl_public_funcs, 0);
+  dlxl_set_elementwise_funcs(L);
   lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);
   lua_setfield(L, -2, "version");

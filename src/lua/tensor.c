@@ -231,6 +231,7 @@ void dlxl_open_tensor(lua_State *L) {
     return;
   }
   luaL_setfuncs(L, tensor_metamethods, 0);
+  dlxl_set_elementwise_metamethods(L);
   lua_pushvalue(L, -1);
   lua_pushcclosure(L, tensor_gc, 1);
   lua_pushvalue(L, -1);
@@ -243,6 +244,7 @@ void dlxl_open_tensor(lua_State *L) {
   lua_createtable(L, 0, 48);
   for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++)
     luaL_setfuncs(L, method_sets[i], 0);
+  dlxl_set_elementwise_methods(L);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
   lua_pushvalue(L, -2);
