@@ -414,3 +414,64 @@ def test_lua_tensor_after_close():
     assert repr(t) == "LuaTensor(released)"
     with pytest.raises(ValueError, match="closed"):
         t.dtype
+
+
+# ---- elementwise promotion against NumPy 2 (docs/elementwise.md)
+
+PROMOTE_ALL = """
+local names = {...}
+local out = {}
+for i, a in ipairs(names) do
+  for j, b in ipairs(names) do
+    out[#out + 1] = (dlx.zeros({1}, {dtype = a}) + dlx.zeros({1}, {dtype = b})).dtype
+  end
+end
+return out
+"""
+
+
+def dlx_follows_pytorch(a, b):
+    """The cells where dlx takes the float or complex operand's dtype (as PyTorch) and NumPy may
+    widen it to hold the integer: an integer with a float or a complex dtype."""
+    kinds = {np.dtype(a).kind, np.dtype(b).kind}
+    return bool(kinds & {"i", "u"}) and bool(kinds & {"f", "c"})
+
+
+@pytest.mark.skipif(not NUMPY2, reason="the promotion rules dlx follows are NumPy 2's; the "
+                    "numpy2 run checks them")
+def test_promotion_table_cell_by_cell(lua):
+    got = lua.eval(PROMOTE_ALL, *DTYPES)
+    cells = 0
+    for i, a in enumerate(DTYPES):
+        for j, b in enumerate(DTYPES):
+            ours = got[i * len(DTYPES) + j]
+            if dlx_follows_pytorch(a, b):
+                real = a if np.dtype(a).kind in "fc" else b
+                assert ours == real, (a, b, ours)
+            else:
+                assert ours == np.result_type(a, b).name, (a, b, ours)
+            cells += 1
+    assert cells == len(DTYPES) ** 2
+
+
+@pytest.mark.skipif(not NUMPY2, reason="NEP 50 weak scalars are NumPy 2's rule")
+def test_weak_scalars_as_nep50(lua):
+    for dtype in ["int8", "uint8", "int32", "float16", "float32", "float64"]:
+        ours = lua.eval("return (dlx.zeros({1}, {dtype = ...}) + 1).dtype", dtype)
+        assert ours == (np.zeros(1, dtype) + 1).dtype.name
+    with pytest.raises(OverflowError):
+        np.zeros(1, "uint8") + 300
+    with pytest.raises(dlx_host.LuaError, match="ValueError"):
+        lua.eval("return dlx.zeros({1}, {dtype = 'uint8'}) + 300")
+
+
+def test_arithmetic_matches_numpy(lua):
+    rng = np.random.default_rng(13)
+    a = rng.integers(-50, 50, size=(4, 5)).astype("int32")
+    b = rng.standard_normal((5,)).astype("float32")
+    for op, fn in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                   ("div", np.true_divide)]:
+        got = np.from_dlpack(lua.eval("local a, b = ...; return dlx.%s(dlx.from_dlpack(a), "
+                                      "dlx.from_dlpack(b))" % op, a, b))
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, fn(a.astype("float32"), b), rtol=1e-6)
