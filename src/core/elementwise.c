@@ -198,8 +198,9 @@ static int result_shape(const dlx_operand *a, const dlx_operand *b, const dlx_te
 
 /* ---- devices */
 
+/* The device every tensor is on, and the backend of the first one. */
 static int check_devices(dlx_ew_op op, const dlx_tensor *const *tensors, int count,
-                         DLDevice *device, dlx_error *err) {
+                         DLDevice *device, const dlx_backend **backend, dlx_error *err) {
   char d1[48], d2[48];
   int rc = 0;
   bool found = false;
@@ -209,6 +210,7 @@ static int check_devices(dlx_ew_op op, const dlx_tensor *const *tensors, int cou
     if (rc != 0) break;
     if (!found) {
       *device = dlx_tensor_device(tensors[i]);
+      *backend = tensors[i]->buffer->backend;
       found = true;
     } else if (!dlx_device_equal(*device, dlx_tensor_device(tensors[i]))) {
       return dlx_fail(err, DLX_DEVICE_ERROR,
@@ -354,17 +356,18 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
   int arity = dlx_ew_arity(op);
   const dlx_tensor *tensors[3] = {a->tensor, arity == 2 ? b->tensor : NULL, dst};
   int64_t shape[DLX_MAX_NDIM];
-  int32_t ndim;
+  int32_t ndim = 0;
   dlx_dtype compute, result;
   DLDevice device;
   dlx_tensor made = {0};
   prepared p;
-  int rc = check_devices(op, tensors, 3, &device, err);
+  const dlx_backend *backend = NULL;
+  int rc = check_devices(op, tensors, 3, &device, &backend, err);
   if (rc == 0) rc = dlx_ew_dtypes(op, a, arity == 2 ? b : NULL, &compute, &result, err);
   if (rc == 0) rc = result_shape(a, arity == 2 ? b : NULL, dst, shape, &ndim, err);
   if (rc == 0 && dst != NULL) rc = check_destination(op, dst, result, err);
   if (rc != 0) return rc;
-  if (dlx_backend_for(device.device_type)->elementwise == NULL) {
+  if (backend->elementwise == NULL) {
     char name[48];
     return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", ops[op].name,
                     dlx_device_format(device, name, sizeof name));
@@ -377,7 +380,7 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
   } else {
     rc = dlx_tensor_empty(&made, shape, ndim, result, device, err);
     if (rc == 0 && dlx_tensor_numel(&made) > 0)
-      rc = made.buffer->backend->elementwise(op, &made, p.in, compute, err);
+      rc = backend->elementwise(op, &made, p.in, compute, err);
     if (rc == 0)
       *out = made;
     else if (made.buffer != NULL)

@@ -123,7 +123,32 @@ static void test_strided_cast_rows_and_threads(void) {
   dlx_tensor_close(&two);
 }
 
+/* Tensors on two devices are a DeviceError, and so is a backend without the entry; a
+ * backend's table and a second device are faked with CPU memory. */
+static void test_devices(void) {
+  int64_t shape[1] = {4}, strides[1] = {1};
+  dlx_backend without = dlx_cpu_backend;
+  dlx_buffer *b0 = new_buffer(16), *b1 = new_buffer(16);
+  dlx_error err;
+  dlx_tensor out;
+  without.elementwise = NULL;
+  b1->device.device_id = 1;
+  dlx_tensor t0 = make_tensor(b0, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_tensor t1 = make_tensor(b1, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_operand o0 = tensor_operand(&t0), o1 = tensor_operand(&t1);
+  CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o1, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "different devices") != NULL);
+  CHECK(dlx_elementwise(DLX_EW_NEG, &o0, NULL, &t1, NULL, &err) == DLX_DEVICE_ERROR);
+  b0->backend = &without;
+  CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o0, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "not implemented on cpu") != NULL);
+  b0->backend = &dlx_cpu_backend;
+  free_buffer(b0);
+  free_buffer(b1);
+}
+
 int main(void) {
+  test_devices();
   test_every_accepted_op_has_a_kernel();
   test_misaligned_operands();
   test_strided_cast_rows_and_threads();
