@@ -53,6 +53,12 @@ describe("elementwise arithmetic", function()
     local sum = col + row
     assert.are.same({ 2, 3 }, sum.shape)
     R.same(sum:totable(), { { 11, 21, 31 }, { 12, 22, 32 } })
+    -- every input one value along the inner dim: computed once, then repeated
+    local c1 = dlx.tensor({ { 1 }, { 2 } }):expand({ 2, 3 })
+    local c2 = dlx.tensor({ { 10 }, { 20 } }, { dtype = "int8" }):expand({ 2, 3 })
+    R.same((c1 + c2):totable(), { { 11, 11, 11 }, { 22, 22, 22 } })
+    local hc = dlx.tensor({ { 1.5 }, { 2.5 } }, { dtype = "float16" }):expand({ 2, 3 })
+    R.same((hc * hc):totable(), { { 2.25, 2.25, 2.25 }, { 6.25, 6.25, 6.25 } })
     local zero = R.binary(ops.sub, A, A)
     R.same((m - m:expand({ 2, 2, 3 })):totable(), { zero, zero })
   end)
