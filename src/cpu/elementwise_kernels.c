@@ -62,7 +62,7 @@
     T r = (T)(x % y);                                                                              \
     return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
   }                                                                                                \
-  static inline T ipow_##name(T x, T y) {                                                           \
+  static inline T ipow_##name(T x, T y) {                                                          \
     WU r = 1, base = (WU)x;                                                                        \
     if (y < 0) return 0; /* refused by the core */                                                 \
     for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
@@ -75,7 +75,7 @@
 #define INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                    \
   static inline T floordiv_##name(T x, T y) { return (T)(y != 0 ? x / y : 0); }                    \
   static inline T mod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                         \
-  static inline T ipow_##name(T x, T y) {                                                           \
+  static inline T ipow_##name(T x, T y) {                                                          \
     WU r = 1, base = (WU)x;                                                                        \
     for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
       if (e & 1) r *= base;                                                                        \
@@ -91,7 +91,7 @@
   BINARY(mul_##name, T, T, (T)((WU)x * (WU)y))                                                     \
   BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
   BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
-  BINARY(pow_##name, T, T, ipow_##name(x, y))                                                       \
+  BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
   BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
   BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
   BINARY(eq_##name, T, uint8_t, x == y)                                                            \
