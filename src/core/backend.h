@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/elementwise.h"
 #include "core/error.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -95,6 +96,23 @@ typedef struct dlx_backend {
    * - ALL/ANY: element != 0, into bool; ALL of nothing is true, ANY false. */
   int (*reduce)(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
                 dlx_error *err);
+
+  /* Elementwise op (NULL: the device has none yet): dst[i] = op(in[0][i], in[1][i]) for binary
+   * ops, op(in[0][i]) for unary ones.
+   * - tensor operands live on dst's device with dst's ndim and shape (the core has broadcast
+   *   them: strides may be 0), any strides and any computable dtype; a scalar operand (tensor
+   *   NULL) holds a value that fits `compute` (dlx_ew_dtypes checked it);
+   * - operands are converted to `compute` with the rules of copy and the op is computed there;
+   *   float16 and bfloat16 may compute in float32, rounding once when the result is stored;
+   * - dst is writable, has no internal overlap and overlaps no input, or is exactly the same
+   *   view as one (same dtype, offset and strides); its dtype is the op's result dtype or one
+   *   the result casts to by the same-kind rule (cast with the rules of copy); numel > 0;
+   * - integer floor_divide and remainder see no zero divisor, integer pow no negative exponent
+   *   (the core refused them); integers wrap; shifts by a negative amount or at least the width
+   *   give 0 (left) or 0 or -1 (right); remainder has the divisor's sign and floor_divide
+   *   floors; floats follow IEEE; maximum and minimum propagate NaN. */
+  int (*elementwise)(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, dlx_dtype compute,
+                     dlx_error *err);
 
   /* Waits until all queued work on the device has finished (NULL for synchronous backends). */
   int (*synchronize)(int32_t device_id, dlx_error *err);

@@ -7,8 +7,7 @@
 
 /* ---- copies */
 
-/* True when the bytes src and dst touch intersect (only possible within one buffer). */
-static bool may_overlap(const dlx_tensor *a, const dlx_tensor *b) {
+bool dlx_tensors_may_overlap(const dlx_tensor *a, const dlx_tensor *b) {
   int64_t alo, ahi, blo, bhi;
   if (a->buffer != b->buffer) return false;
   dlx_tensor_extent(a, &alo, &ahi);
@@ -20,7 +19,7 @@ static bool may_overlap(const dlx_tensor *a, const dlx_tensor *b) {
   return alo < bhi && blo < ahi;
 }
 
-static bool same_view(const dlx_tensor *a, const dlx_tensor *b) {
+bool dlx_tensors_same_view(const dlx_tensor *a, const dlx_tensor *b) {
   return a->buffer == b->buffer && a->dtype == b->dtype && a->ndim == b->ndim &&
          a->offset == b->offset &&
          memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof a->shape[0]) == 0 &&
@@ -105,8 +104,7 @@ static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_err
   return copy_across_devices(dst, src, err);
 }
 
-/* Writes need a writable destination whose elements are distinct memory locations. */
-static int check_writable(const dlx_tensor *dst, dlx_error *err) {
+int dlx_check_writable(const dlx_tensor *dst, dlx_error *err) {
   if (dst->readonly) return dlx_fail(err, DLX_VALUE_ERROR, "the destination is read-only");
   if (dlx_tensor_is_broadcast(dst))
     return dlx_fail(err, DLX_VALUE_ERROR,
@@ -119,14 +117,14 @@ int dlx_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   dlx_tensor view;
   int rc = dlx_buffer_check(dst->buffer, err);
   if (rc == 0) rc = dlx_buffer_check(src->buffer, err);
-  if (rc == 0) rc = check_writable(dst, err);
+  if (rc == 0) rc = dlx_check_writable(dst, err);
   if (rc == 0) rc = check_cast(dst->dtype, src->dtype, err);
   if (rc != 0) return rc;
   rc = dlx_expand(&view, src, dst->shape, dst->ndim, err);
   if (rc != 0) return rc;
-  if (dlx_tensor_numel(dst) == 0 || same_view(dst, &view)) {
+  if (dlx_tensor_numel(dst) == 0 || dlx_tensors_same_view(dst, &view)) {
     rc = 0;
-  } else if (may_overlap(dst, &view)) {
+  } else if (dlx_tensors_may_overlap(dst, &view)) {
     dlx_tensor tmp;
     rc = dlx_clone_as(&tmp, &view, view.dtype, view.buffer->device, err);
     if (rc == 0) {
@@ -173,7 +171,7 @@ dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
   int rc = dlx_buffer_check(dst->buffer, err);
-  if (rc == 0) rc = check_writable(dst, err);
+  if (rc == 0) rc = dlx_check_writable(dst, err);
   if (rc != 0) return rc;
   if (kind == DLX_KIND_STORAGE)
     return dlx_fail(err, DLX_TYPE_ERROR,

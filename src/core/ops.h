@@ -11,6 +11,14 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 
+/* True when the bytes a and b touch intersect (only possible within one buffer). */
+bool dlx_tensors_may_overlap(const dlx_tensor *a, const dlx_tensor *b);
+/* True when a and b are the same view: buffer, dtype, offset, shape and strides. */
+bool dlx_tensors_same_view(const dlx_tensor *a, const dlx_tensor *b);
+/* Writes need a writable destination whose elements are distinct memory locations: ValueError
+ * for a read-only dst or one with a broadcast (stride-0) dim. */
+int dlx_check_writable(const dlx_tensor *dst, dlx_error *err);
+
 /* dst[...] = src, with src broadcast to dst's shape, cast to dst's dtype, across devices.
  * ValueError for a read-only dst or one with internal overlap (a stride-0 dim of size > 1);
  * overlapping src and dst go through a temporary. */

@@ -92,5 +92,6 @@ const dlx_backend dlx_cpu_backend = {
     .copy = dlx_cpu_copy,
     .fill = dlx_cpu_fill,
     .reduce = dlx_cpu_reduce,
+    .elementwise = dlx_cpu_elementwise,
     .synchronize = NULL,
 };

@@ -1,5 +1,5 @@
-/* kernels.h -- the CPU backend's copy, fill and reduce, as cpu_backend.c puts them in the
- * dlx_backend table; each follows the contract of its entry in core/backend.h. */
+/* kernels.h -- the CPU backend's copy, fill, elementwise and reduce, as cpu_backend.c puts them in
+ * the dlx_backend table; each follows the contract of its entry in core/backend.h. */
 #ifndef DLX_CPU_KERNELS_H
 #define DLX_CPU_KERNELS_H
 
@@ -9,6 +9,8 @@
 
 int dlx_cpu_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
 int dlx_cpu_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
+int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                        dlx_dtype compute, dlx_error *err);
 int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
                    dlx_error *err);
 

@@ -157,6 +157,12 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
 extern const luaL_Reg dlxl_value_funcs[];
 extern const luaL_Reg dlxl_value_methods[];
 
+/* ---- elementwise.c: every elementwise op, set into the table on top of the stack: the methods
+ * t:add(b) and t:add_(b), the functions dlx.add(a, b[, opts]), the operators of dlx.Tensor */
+void dlxl_set_elementwise_methods(lua_State *L, int state);
+void dlxl_set_elementwise_funcs(lua_State *L, int state);
+void dlxl_set_elementwise_metamethods(lua_State *L, int state);
+
 /* ---- capsule.c */
 typedef struct dlxl_capsule {
   void *ptr; /* DLManagedTensorVersioned * or DLManagedTensor * */

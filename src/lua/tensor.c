@@ -216,11 +216,13 @@ void dlxl_open_tensor(lua_State *L, int state) {
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);
     luaL_setfuncs(L, tensor_metamethods, 1);
-    lua_createtable(L, 0, 48);
+    dlxl_set_elementwise_metamethods(L, state);
+    lua_createtable(L, 0, 128);
     for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++) {
       lua_pushvalue(L, state);
       luaL_setfuncs(L, method_sets[i], 1);
     }
+    dlxl_set_elementwise_methods(L, state);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
     lua_pushvalue(L, -2);

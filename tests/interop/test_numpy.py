@@ -414,3 +414,140 @@ def test_lua_tensor_after_close():
     assert repr(t) == "LuaTensor(released)"
     with pytest.raises(ValueError, match="closed"):
         t.dtype
+
+
+# ---- elementwise promotion against NumPy 2 (docs/elementwise.md)
+
+PROMOTE_ALL = """
+local names = {...}
+local out = {}
+for i, a in ipairs(names) do
+  for j, b in ipairs(names) do
+    out[#out + 1] = (dlx.zeros({1}, {dtype = a}) + dlx.zeros({1}, {dtype = b})).dtype
+  end
+end
+return out
+"""
+
+
+def dlx_follows_pytorch(a, b):
+    """The cells where dlx takes the float or complex operand's dtype (as PyTorch) and NumPy may
+    widen it to hold the integer: an integer with a float or a complex dtype."""
+    kinds = {np.dtype(a).kind, np.dtype(b).kind}
+    return bool(kinds & {"i", "u"}) and bool(kinds & {"f", "c"})
+
+
+@pytest.mark.skipif(not NUMPY2, reason="the promotion rules dlx follows are NumPy 2's; the "
+                    "numpy2 run checks them")
+def test_promotion_table_cell_by_cell(lua):
+    got = lua.eval(PROMOTE_ALL, *DTYPES)
+    cells = 0
+    for i, a in enumerate(DTYPES):
+        for j, b in enumerate(DTYPES):
+            ours = got[i * len(DTYPES) + j]
+            if dlx_follows_pytorch(a, b):
+                real = a if np.dtype(a).kind in "fc" else b
+                assert ours == real, (a, b, ours)
+            else:
+                assert ours == np.result_type(a, b).name, (a, b, ours)
+            cells += 1
+    assert cells == len(DTYPES) ** 2
+
+
+@pytest.mark.skipif(not NUMPY2, reason="NEP 50 weak scalars are NumPy 2's rule")
+def test_weak_scalars_as_nep50(lua):
+    for dtype in ["int8", "uint8", "int32", "float16", "float32", "float64"]:
+        ours = lua.eval("return (dlx.zeros({1}, {dtype = ...}) + 1).dtype", dtype)
+        assert ours == (np.zeros(1, dtype) + 1).dtype.name
+    with pytest.raises(OverflowError):
+        np.zeros(1, "uint8") + 300
+    with pytest.raises(dlx_host.LuaError, match="ValueError"):
+        lua.eval("return dlx.zeros({1}, {dtype = 'uint8'}) + 300")
+
+
+def test_arithmetic_matches_numpy(lua):
+    rng = np.random.default_rng(13)
+    a = rng.integers(-50, 50, size=(4, 5)).astype("int32")
+    b = rng.standard_normal((5,)).astype("float32")
+    for op, fn in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                   ("div", np.true_divide)]:
+        got = np.from_dlpack(lua.eval("local a, b = ...; return dlx.%s(dlx.from_dlpack(a), "
+                                      "dlx.from_dlpack(b))" % op, a, b))
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, fn(a.astype("float32"), b), rtol=1e-6)
+
+
+# ---- property test: random ops, dtypes, shapes and layouts against NumPy 2
+
+PROPERTY_OPS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "floor_divide": np.floor_divide, "remainder": np.remainder, "maximum": np.maximum,
+    "minimum": np.minimum, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
+    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor, "atan2": np.arctan2, "hypot": np.hypot,
+    "copysign": np.copysign,
+}
+FLOAT_ONLY = {"div", "atan2", "hypot", "copysign"}
+INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor"}
+PROPERTY_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                   "float16", "float32", "float64"]
+
+
+def random_operand(rng, dtype, shape):
+    """Values of dtype in a random layout: transposed, stepped or reversed views of a bigger
+    array, which dlx imports as they are."""
+    if np.dtype(dtype).kind == "f":
+        base = np.asarray(rng.standard_normal(shape) * 10).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        base = np.asarray(rng.integers(max(info.min, -100), min(info.max, 100), size=shape,
+                                       endpoint=True, dtype=dtype))
+    layout = rng.integers(4) if base.ndim > 0 else 0
+    if layout == 1 and base.ndim >= 2:
+        return np.ascontiguousarray(base.swapaxes(0, -1)).swapaxes(0, -1)
+    if layout == 2:
+        wide = np.repeat(base, 2, axis=-1)
+        return wide[..., ::2]
+    if layout == 3:
+        flipped = np.ascontiguousarray(base[..., ::-1])
+        return flipped[..., ::-1]
+    return base
+
+
+def random_shapes(rng):
+    ndim = int(rng.integers(0, 4))
+    shape = [int(rng.integers(1, 6)) for _ in range(ndim)]
+    other = [s if rng.random() < 0.6 else 1 for s in shape]
+    if rng.random() < 0.3:
+        other = other[int(rng.integers(0, ndim + 1)):]
+    return (shape, other) if rng.random() < 0.5 else (other, shape)
+
+
+@pytest.mark.skipif(not NUMPY2, reason="NumPy 2's promotion and bool export")
+def test_elementwise_property_against_numpy(lua):
+    seed = 20261113
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        name = list(PROPERTY_OPS)[int(rng.integers(len(PROPERTY_OPS)))]
+        candidates = [d for d in PROPERTY_DTYPES
+                      if not (name in FLOAT_ONLY and np.dtype(d).kind != "f")
+                      and not (name in INTEGER_ONLY and np.dtype(d).kind == "f")]
+        dtype = candidates[int(rng.integers(len(candidates)))]
+        sa, sb = random_shapes(rng)
+        a, b = random_operand(rng, dtype, sa), random_operand(rng, dtype, sb)
+        if name in ("floor_divide", "remainder") and np.dtype(dtype).kind != "f":
+            b = np.asarray(np.where(b == 0, np.ones_like(b), b))
+        where = "seed %d, trial %d: %s on %s %s and %s" % (seed, trial, name, dtype, sa, sb)
+        got = np.from_dlpack(lua.eval("local a, b = ...; return dlx.%s(dlx.from_dlpack(a), "
+                                      "dlx.from_dlpack(b))" % name,
+                                      a.__dlpack__(), b.__dlpack__()))
+        want = PROPERTY_OPS[name](a, b)
+        assert got.shape == want.shape, where
+        assert got.dtype == want.dtype, where
+        if name in ("atan2", "hypot"):
+            np.testing.assert_allclose(got, want, rtol=4e-3 if dtype == "float16" else 1e-6,
+                                       err_msg=where)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=where)

@@ -1,0 +1,188 @@
+/* elementwise.c -- the CPU's elementwise engine: one strided walk over dst and up to two inputs
+ * (strided_iter.h), whose rows are processed in chunks. An operand that already has the
+ * kernel's dtype and is contiguous (or one value) is handed to the kernel in place; any other
+ * is cast or gathered a chunk at a time into a buffer on the stack with the cast loops of copy,
+ * as NumPy's buffered iteration does, and a result whose dtype or layout differs from dst's goes
+ * through a buffer the same way. So typed kernels exist only for same-dtype contiguous operands.
+ * Large tensors are split over threads; each element's result is independent of the split. */
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/convert.h"
+#include "cpu/cast_loops.h"
+#include "cpu/elementwise_kernels.h"
+#include "cpu/kernels.h"
+#include "cpu/parallel.h"
+#include "cpu/strided_iter.h"
+
+/* Elements per chunk of a buffered row: with 16-byte complex128 a buffer is 8 KiB. */
+#define CHUNK 512
+
+typedef struct ew_plan {
+  dlx_cpu_ew_kernel kernel;
+  int nin;
+  dlx_dtype kdtype, kout; /* the kernel's operand and result dtypes */
+  int64_t ksize, koutsize;
+  dlx_strided it;
+  /* operand 0 is dst, 1 and 2 the inputs */
+  char *base[3];
+  int64_t size[3];
+  dlx_dtype dtype[3];
+  dlx_cpu_loop_fn load[3];         /* inputs: their dtype to kdtype (a raw copy when the same) */
+  dlx_cpu_loop_fn store;           /* kout to dst's dtype (a raw copy when the same) */
+  alignas(16) char scalars[2][16]; /* scalar inputs, already in kdtype */
+} ew_plan;
+
+static dlx_cpu_loop_fn cast_or_copy(dlx_dtype from, dlx_dtype to) {
+  return from == to ? dlx_cpu_copy_loop(dlx_itemsize(from)) : dlx_cpu_cast_loop(from, to);
+}
+
+/* The value as its widest dtype's bytes, then cast to dtype (16 bytes at most). */
+static void scalar_to_bytes(const dlx_scalar *value, dlx_dtype dtype, char *out) {
+  alignas(16) char wide[16];
+  dlx_dtype from;
+  switch (value->kind) {
+  case DLX_KIND_BOOL:
+    wide[0] = (char)value->v.b;
+    from = DLX_BOOL;
+    break;
+  case DLX_KIND_INT:
+    memcpy(wide, &value->v.i, 8);
+    from = DLX_INT64;
+    break;
+  case DLX_KIND_UINT:
+    memcpy(wide, &value->v.u, 8);
+    from = DLX_UINT64;
+    break;
+  case DLX_KIND_COMPLEX:
+    memcpy(wide, value->v.c, 16);
+    from = DLX_COMPLEX128;
+    break;
+  default:
+    memcpy(wide, &value->v.f, 8);
+    from = DLX_FLOAT64;
+    break;
+  }
+  cast_or_copy(from, dtype)(out, 0, wide, 0, 1);
+}
+
+static bool aligned(const char *p, int64_t size) {
+  int64_t align = size > 8 ? 8 : size;
+  return (uintptr_t)p % (uintptr_t)align == 0;
+}
+
+/* One input's chunk for the kernel: in place when it can be, else cast into buf. Returns the
+ * pointer and whether it stands for one value. */
+static const char *input_chunk(const ew_plan *p, int k, const char *src, int64_t step, int64_t m,
+                               char *buf, bool *scalar) {
+  bool direct = p->dtype[k] == p->kdtype && aligned(src, p->ksize);
+  *scalar = step == 0;
+  if (direct && (step == 0 || step == p->ksize)) return src;
+  p->load[k](buf, (ptrdiff_t)p->ksize, src, (ptrdiff_t)step, *scalar ? 1 : m);
+  return buf;
+}
+
+/* n elements of one row: operand k starts at element pos[k] and moves by its inner stride. */
+static void run_row(const ew_plan *p, const int64_t *pos, int64_t n) {
+  alignas(16) char bufs[2][CHUNK * 16], obuf[CHUNK * 16];
+  int64_t step[3];
+  char *ptr[3];
+  bool out_direct, buffered = false;
+  for (int k = 0; k <= p->nin; k++) {
+    step[k] = dlx_strided_inner_stride(&p->it, k) * p->size[k];
+    ptr[k] = p->base[k] + pos[k] * p->size[k];
+    if (k > 0 && step[k] != 0 && (step[k] != p->ksize || p->dtype[k] != p->kdtype)) buffered = true;
+  }
+  out_direct = p->dtype[0] == p->kout && step[0] == p->koutsize && aligned(ptr[0], p->koutsize);
+  if (!out_direct) buffered = true;
+  for (int64_t done = 0; done < n;) {
+    int64_t m = buffered && n - done > CHUNK ? CHUNK : n - done;
+    const char *in[2] = {NULL, NULL};
+    bool scalar[2] = {false, false};
+    char *out = out_direct ? ptr[0] + done * step[0] : obuf;
+    for (int k = 0; k < p->nin; k++)
+      in[k] = input_chunk(p, k + 1, ptr[k + 1] + done * step[k + 1], step[k + 1], m, bufs[k],
+                          &scalar[k]);
+    if (p->nin == 1 ? scalar[0] : scalar[0] && scalar[1]) {
+      /* every input is one value: compute it once, then repeat it */
+      p->kernel(obuf, in[0], in[1] != NULL ? in[1] : in[0], 1, DLX_CPU_EW_VV);
+      p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, 0, m);
+    } else {
+      dlx_cpu_ew_mode mode = p->nin == 2 && scalar[0]   ? DLX_CPU_EW_SV
+                             : p->nin == 2 && scalar[1] ? DLX_CPU_EW_VS
+                                                        : DLX_CPU_EW_VV;
+      p->kernel(out, in[0], in[1], m, mode);
+      if (!out_direct) p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, p->koutsize, m);
+    }
+    done += m;
+  }
+}
+
+/* Elements [begin, end) in the walk's order. */
+static void run_range(void *ctx, int64_t begin, int64_t end) {
+  const ew_plan *p = ctx;
+  int64_t inner = dlx_strided_inner_size(&p->it);
+  int64_t index[DLX_MAX_NDIM], pos[DLX_STRIDED_MAX_OPS];
+  int64_t col = begin % inner;
+  dlx_strided_seek(&p->it, begin / inner, index, pos);
+  while (begin < end) {
+    int64_t n = inner - col < end - begin ? inner - col : end - begin;
+    int64_t at[DLX_STRIDED_MAX_OPS];
+    for (int k = 0; k <= p->nin; k++) at[k] = pos[k] + col * dlx_strided_inner_stride(&p->it, k);
+    run_row(p, at, n);
+    begin += n;
+    col = 0;
+    if (begin < end) dlx_strided_next(&p->it, index, pos);
+  }
+}
+
+static const int64_t zero_strides[DLX_MAX_NDIM];
+
+int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                        dlx_dtype compute, dlx_error *err) {
+  ew_plan p;
+  const int64_t *strides[DLX_STRIDED_MAX_OPS];
+  int64_t offsets[DLX_STRIDED_MAX_OPS], bytes = 0;
+  p.nin = dlx_ew_arity(op);
+  p.kdtype = dlx_cpu_ew_kernel_dtype(compute);
+  p.kout = dlx_ew_result_of(op, p.kdtype);
+  p.kernel = dlx_cpu_ew_kernel_for(op, p.kdtype);
+  if (p.kernel == NULL)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: no CPU kernel for %s", dlx_ew_name(op),
+                    dlx_dtype_info_of(compute)->name);
+  p.ksize = dlx_itemsize(p.kdtype);
+  p.koutsize = dlx_itemsize(p.kout);
+  p.store = cast_or_copy(p.kout, dst->dtype);
+  p.base[0] = dst->buffer->data;
+  p.dtype[0] = dst->dtype;
+  p.size[0] = dlx_itemsize(dst->dtype);
+  strides[0] = dst->strides;
+  offsets[0] = dst->offset;
+  for (int k = 1; k <= p.nin; k++) {
+    const dlx_operand *o = &in[k - 1];
+    if (o->tensor == NULL) {
+      scalar_to_bytes(&o->scalar, p.kdtype, p.scalars[k - 1]);
+      p.base[k] = p.scalars[k - 1];
+      p.dtype[k] = p.kdtype;
+      strides[k] = zero_strides;
+      offsets[k] = 0;
+    } else {
+      p.base[k] = o->tensor->buffer->data;
+      p.dtype[k] = o->tensor->dtype;
+      strides[k] = o->tensor->strides;
+      offsets[k] = o->tensor->offset;
+    }
+    p.size[k] = dlx_itemsize(p.dtype[k]);
+    p.load[k] = cast_or_copy(p.dtype[k], p.kdtype);
+    bytes += p.size[k];
+  }
+  if (!dlx_strided_init(&p.it, dst->ndim, dst->shape, p.nin + 1, strides, offsets,
+                        DLX_STRIDED_REORDER))
+    return 0;
+  bytes += p.size[0];
+  dlx_cpu_parallel_for(dlx_strided_rows(&p.it) * dlx_strided_inner_size(&p.it),
+                       dlx_cpu_grain_items(bytes), run_range, &p);
+  return 0;
+}

@@ -1,0 +1,156 @@
+/* test_cpu_elementwise.c -- the CPU's elementwise engine below the Lua specs: every op and dtype
+ * the core accepts has a kernel; misaligned operands (foreign memory) take the buffered path;
+ * strided, cast and chunked rows give every element right; and the result is the same bytes on
+ * one thread and on two. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/core.h"
+#include "cpu/elementwise_kernels.h"
+#include "cpu/parallel.h"
+#include "cpu_test_util.h"
+
+static const DLDevice cpu = {kDLCPU, 0};
+
+static dlx_operand tensor_operand(const dlx_tensor *t) {
+  dlx_operand o;
+  memset(&o, 0, sizeof o);
+  o.tensor = t;
+  return o;
+}
+
+/* Every (op, dtype) the core lets through reaches a CPU kernel. */
+static void test_every_accepted_op_has_a_kernel(void) {
+  int64_t shape[1] = {1};
+  int accepted = 0;
+  for (int d = 0; d <= DLX_COMPLEX128; d++) {
+    dlx_tensor t;
+    dlx_error err;
+    CHECK(dlx_tensor_empty(&t, shape, 1, (dlx_dtype)d, cpu, &err) == 0);
+    dlx_operand a = tensor_operand(&t), b = tensor_operand(&t);
+    for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+      dlx_dtype compute, result;
+      if (dlx_ew_dtypes((dlx_ew_op)op, &a, dlx_ew_arity((dlx_ew_op)op) == 2 ? &b : NULL, &compute,
+                        &result, &err) != 0) {
+        CHECK_EQ_INT(err.code, DLX_TYPE_ERROR);
+        continue;
+      }
+      accepted++;
+      if (dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) == NULL)
+        fprintf(stderr, "no kernel: %s on %s\n", dlx_ew_name((dlx_ew_op)op),
+                dlx_dtype_info_of(compute)->name);
+      CHECK(dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) != NULL);
+    }
+    dlx_tensor_close(&t);
+  }
+  CHECK(accepted > 300);
+}
+
+/* Foreign memory may hold float32 at an odd address: the engine must not read it as float *. */
+static void test_misaligned_operands(void) {
+  enum { N = 1500 };
+  int64_t shape[1] = {N}, strides[1] = {1};
+  dlx_buffer *ba = new_buffer(4 * N + 1), *bd = new_buffer(4 * N + 1);
+  dlx_error err;
+  ba->data = (char *)ba->data + 1;
+  bd->data = (char *)bd->data + 1;
+  for (int i = 0; i < N; i++) {
+    float v = (float)i * 0.5f;
+    memcpy((char *)ba->data + 4 * i, &v, 4);
+  }
+  dlx_tensor a = make_tensor(ba, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_tensor d = make_tensor(bd, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_operand oa = tensor_operand(&a), two;
+  two.tensor = NULL;
+  two.scalar.kind = DLX_KIND_FLOAT;
+  two.scalar.v.f = 2.0;
+  CHECK(dlx_elementwise(DLX_EW_MUL, &oa, &two, &d, NULL, &err) == 0);
+  int wrong = 0;
+  for (int i = 0; i < N; i++) {
+    float v;
+    memcpy(&v, (char *)bd->data + 4 * i, 4);
+    if (v != (float)i) wrong++;
+  }
+  CHECK_EQ_INT(wrong, 0);
+  ba->data = (char *)ba->data - 1;
+  bd->data = (char *)bd->data - 1;
+  free_buffer(ba);
+  free_buffer(bd);
+}
+
+/* a (float32, a transposed view) + b (int16, stepped) into float32: every element, with rows
+ * longer than a chunk, once on one thread and once on two. */
+static void run_mixed(int threads, int64_t rows, int64_t cols, dlx_tensor *out) {
+  int64_t ashape[2] = {cols, rows}, bshape[1] = {2 * cols}, vshape[2] = {rows, cols};
+  dlx_tensor abase, bbase, at, bs;
+  dlx_error err;
+  CHECK(dlx_tensor_empty(&abase, ashape, 2, DLX_FLOAT32, cpu, &err) == 0);
+  CHECK(dlx_tensor_empty(&bbase, bshape, 1, DLX_INT16, cpu, &err) == 0);
+  float *av = abase.buffer->data;
+  int16_t *bv = bbase.buffer->data;
+  rng_state = 13;
+  for (int64_t i = 0; i < rows * cols; i++) av[i] = (float)(rnd_unit() * 100 - 50);
+  for (int64_t i = 0; i < 2 * cols; i++) bv[i] = (int16_t)(rnd_below(2001) - 1000);
+  CHECK(dlx_transpose(&at, &abase, 0, 1, &err) == 0); /* rows x cols, strides {1, rows} */
+  CHECK(dlx_slice(&bs, &bbase, 0, 0, 2 * cols - 1, 2, &err) == 0); /* cols, stride 2 */
+  CHECK(dlx_tensor_empty(out, vshape, 2, DLX_FLOAT32, cpu, &err) == 0);
+  dlx_operand oa = tensor_operand(&at), ob = tensor_operand(&bs);
+  dlx_cpu_set_num_threads(threads);
+  CHECK(dlx_elementwise(DLX_EW_ADD, &oa, &ob, out, NULL, &err) == 0);
+  dlx_cpu_set_num_threads(0);
+  const float *ov = out->buffer->data;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    for (int64_t j = 0; j < cols; j++) {
+      float want = av[j * rows + i] + (float)bv[2 * j];
+      if (ov[i * cols + j] != want) wrong++;
+    }
+  }
+  CHECK_EQ_INT(wrong, 0);
+  dlx_tensor_close(&at);
+  dlx_tensor_close(&bs);
+  dlx_tensor_close(&abase);
+  dlx_tensor_close(&bbase);
+}
+
+static void test_strided_cast_rows_and_threads(void) {
+  dlx_tensor one, two;
+  run_mixed(1, 700, 1900, &one);
+  run_mixed(2, 700, 1900, &two);
+  CHECK(memcmp(one.buffer->data, two.buffer->data, (size_t)dlx_tensor_nbytes(&one)) == 0);
+  dlx_tensor_close(&one);
+  dlx_tensor_close(&two);
+}
+
+/* Tensors on two devices are a DeviceError, and so is a backend without the entry; a
+ * backend's table and a second device are faked with CPU memory. */
+static void test_devices(void) {
+  int64_t shape[1] = {4}, strides[1] = {1};
+  dlx_backend without = dlx_cpu_backend;
+  dlx_buffer *b0 = new_buffer(16), *b1 = new_buffer(16);
+  dlx_error err;
+  dlx_tensor out;
+  without.elementwise = NULL;
+  b1->device.device_id = 1;
+  dlx_tensor t0 = make_tensor(b0, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_tensor t1 = make_tensor(b1, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_operand o0 = tensor_operand(&t0), o1 = tensor_operand(&t1);
+  CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o1, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "different devices") != NULL);
+  CHECK(dlx_elementwise(DLX_EW_NEG, &o0, NULL, &t1, NULL, &err) == DLX_DEVICE_ERROR);
+  b0->backend = &without;
+  CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o0, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "not implemented on cpu") != NULL);
+  b0->backend = &dlx_cpu_backend;
+  free_buffer(b0);
+  free_buffer(b1);
+}
+
+int main(void) {
+  test_devices();
+  test_every_accepted_op_has_a_kernel();
+  test_misaligned_operands();
+  test_strided_cast_rows_and_threads();
+  return check_report("test_cpu_elementwise");
+}
