@@ -21,6 +21,8 @@
  *   u.shape                     a new 1-element table (through the __index metamethod)
  *   u:view(shape)               a userdata sharing u's block, with the shape table read
  *   u:sum()                     the sum of u's float32 values in a new 1-element tensor
+ *   u + v                       a new tensor of the float32 sums of u's and v's elements
+ *                               (__add: two userdata in, one out; same element count)
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -275,6 +277,20 @@ static int m_sum(lua_State *L) {
   return 1;
 }
 
+static int header_add(lua_State *L) {
+  header *a = check(L, 1, TENSOR_MT), *b = check(L, 2, TENSOR_MT);
+  const float *x, *y;
+  float *z;
+  luaL_argcheck(L, a->b != NULL && a->itemsize == 4, 1, "float32 data");
+  luaL_argcheck(L, b->b != NULL && b->itemsize == 4 && b->numel == a->numel, 2,
+                "float32 data of the same size");
+  x = (const float *)a->b->data;
+  y = (const float *)b->b->data;
+  z = (float *)push_new(L, a->numel, 4)->b->data;
+  for (int64_t i = 0; i < a->numel; i++) z[i] = x[i] + y[i];
+  return 1;
+}
+
 /* __index: the shape property, else a method (upvalue 3, the methods table). */
 static int header_index(lua_State *L) {
   const char *key = lua_tostring(L, 2);
@@ -330,6 +346,10 @@ int luaopen_bench_floor(lua_State *L) {
   lua_pushvalue(L, method_table);
   lua_pushcclosure(L, header_index, 3);
   lua_setfield(L, tensor_mt, "__index");
+  lua_pushvalue(L, tensor_mt);
+  lua_pushvalue(L, capsule_mt);
+  lua_pushcclosure(L, header_add, 2);
+  lua_setfield(L, tensor_mt, "__add");
   lua_settop(L, capsule_mt);
   luaL_setfuncs(L, functions, 2); /* into the module, below the two metatables */
   return 1;

@@ -34,6 +34,8 @@ local CASES = {
   { "view", T16, "t:view{4, 4}", U16, "u:view{4, 4}" },
   { "shape", T16, "t.shape", U16, "u.shape" },
   { "sum", "local t = dlx.ones({16})", "t:sum()", "local u = floor.new({16}, 1)", "u:sum()" },
+  { "add", "local a, b = dlx.ones({16}), dlx.ones({16})", "a + b",
+    "local a, b = floor.new({16}, 1), floor.new({16}, 1)", "a + b" },
   { "is_tensor", T16, "dlx.is_tensor(t)", U16, "floor.is_tensor(u)" },
 }
 

@@ -50,6 +50,8 @@ CASES = [
     ("view", "t:view{4, 4} / a.reshape(4, 4)", "a = np.zeros(16, np.float32)", "a.reshape(4, 4)"),
     ("shape", "t.shape / a.shape", "a = np.zeros(16, np.float32)", "a.shape"),
     ("sum", "t:sum() / a.sum() (16 float32)", "a = np.ones(16, np.float32)", "a.sum()"),
+    ("add", "a + b / the same (16 float32 each)",
+     "a = np.ones(16, np.float32); b = np.ones(16, np.float32)", "a + b"),
     ("is_tensor", "dlx.is_tensor(t) / isinstance(a, np.ndarray)", "a = np.zeros(16, np.float32)",
      "isinstance(a, np.ndarray)"),
 ]
