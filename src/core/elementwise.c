@@ -299,13 +299,19 @@ static void release(prepared *p) {
   p->count = 0;
 }
 
+static bool has_shape(const dlx_tensor *t, const int64_t *shape, int32_t ndim) {
+  return t->ndim == ndim && memcmp(t->shape, shape, (size_t)ndim * sizeof shape[0]) == 0;
+}
+
+/* An operand that has the result's shape already is used as it is (its expand would be the same
+ * view); the others become broadcast views. */
 static int broadcast_operands(prepared *p, const dlx_operand *a, const dlx_operand *b, int arity,
                               const int64_t *shape, int32_t ndim, dlx_error *err) {
   const dlx_operand *given[2] = {a, b};
   p->count = 0;
   for (int i = 0; i < arity; i++) {
     p->in[i] = *given[i];
-    if (given[i]->tensor == NULL) continue;
+    if (given[i]->tensor == NULL || has_shape(given[i]->tensor, shape, ndim)) continue;
     int rc = dlx_expand(&p->views[p->count], given[i]->tensor, shape, ndim, err);
     if (rc != 0) {
       release(p);
@@ -359,7 +365,7 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
   int32_t ndim = 0;
   dlx_dtype compute, result;
   DLDevice device;
-  dlx_tensor made = {0};
+  dlx_tensor made;
   prepared p;
   const dlx_backend *backend = NULL;
   int rc = check_devices(op, tensors, 3, &device, &backend, err);
@@ -379,12 +385,11 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
     if (dlx_tensor_numel(dst) > 0) rc = run_into(op, dst, &p, arity, compute, err);
   } else {
     rc = dlx_tensor_empty(&made, shape, ndim, result, device, err);
-    if (rc == 0 && dlx_tensor_numel(&made) > 0)
+    if (rc == 0 && dlx_tensor_numel(&made) > 0) {
       rc = backend->elementwise(op, &made, p.in, compute, err);
-    if (rc == 0)
-      *out = made;
-    else if (made.buffer != NULL)
-      dlx_tensor_close(&made);
+      if (rc != 0) dlx_tensor_close(&made);
+    }
+    if (rc == 0) *out = made;
   }
   release(&p);
   return rc;

@@ -83,7 +83,8 @@ int dlx_ew_dtypes(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, dlx_
                   dlx_dtype *result, dlx_error *err);
 
 /* op on a (and b, NULL for unary ops), broadcast as NumPy.
- * - dst NULL: *out becomes a new C-contiguous tensor of the result dtype on the operands' device;
+ * - dst NULL: *out becomes a new C-contiguous tensor of the result dtype on the operands' device
+ *   (written only on success);
  * - dst given (in place or out=): the inputs broadcast to dst's shape, the result is cast to
  *   dst's dtype by the same-kind rule (TypeError otherwise); a read-only or broadcast dst is a
  *   ValueError; out is not touched. A dst that overlaps an input other than exactly is

@@ -140,6 +140,43 @@ static void run_range(void *ctx, int64_t begin, int64_t end) {
 
 static const int64_t zero_strides[DLX_MAX_NDIM];
 
+/* The first element of a contiguous operand that the kernel can take in place (its dtype, C
+ * order, aligned), else NULL. */
+static const char *in_place(const dlx_tensor *t, dlx_dtype dtype) {
+  const char *first;
+  if (t->dtype != dtype || !dlx_tensor_is_contiguous(t)) return NULL;
+  first = (const char *)t->buffer->data + t->offset * dlx_itemsize(dtype);
+  return aligned(first, dlx_itemsize(dtype)) ? first : NULL;
+}
+
+/* Small operands that need no cast, gather or buffer: the one kernel call that the strided walk
+ * would make for them (a contiguous walk is one row, and a row this short is one chunk on one
+ * thread), without planning the walk. Returns false when the operands are not like that. */
+static bool run_small(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                      dlx_cpu_ew_kernel kernel, dlx_dtype kdtype, dlx_dtype kout) {
+  alignas(16) char scalars[2][16];
+  const char *x[2] = {NULL, NULL};
+  int nin = dlx_ew_arity(op), given = 0;
+  char *out;
+  int64_t n = dlx_tensor_numel(dst);
+  if (n > CHUNK || (out = (char *)in_place(dst, kout)) == NULL) return false;
+  for (int k = 0; k < nin; k++) {
+    if (in[k].tensor == NULL) {
+      scalar_to_bytes(&in[k].scalar, kdtype, scalars[k]);
+      x[k] = scalars[k];
+      continue;
+    }
+    if ((x[k] = in_place(in[k].tensor, kdtype)) == NULL) return false;
+    given++;
+  }
+  if (given == 0) return false; /* one value repeated: the walk's case */
+  kernel(out, x[0], x[1], n,
+         nin == 2 && in[0].tensor == NULL   ? DLX_CPU_EW_SV
+         : nin == 2 && in[1].tensor == NULL ? DLX_CPU_EW_VS
+                                            : DLX_CPU_EW_VV);
+  return true;
+}
+
 int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                         dlx_dtype compute, dlx_error *err) {
   ew_plan p;
@@ -152,6 +189,7 @@ int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *
   if (p.kernel == NULL)
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: no CPU kernel for %s", dlx_ew_name(op),
                     dlx_dtype_info_of(compute)->name);
+  if (run_small(op, dst, in, p.kernel, p.kdtype, p.kout)) return 0;
   p.ksize = dlx_itemsize(p.kdtype);
   p.koutsize = dlx_itemsize(p.kout);
   p.store = cast_or_copy(p.kout, dst->dtype);

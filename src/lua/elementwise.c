@@ -39,14 +39,13 @@ static const dlx_tensor *first_tensor(const dlx_operand *a, const dlx_operand *b
 
 /* Pushes op(a, b) as a new tensor. */
 static int push_result(lua_State *L, dlx_ew_op op, const dlx_operand *a, const dlx_operand *b) {
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_tensor *out = dlxl_newtensor(L); /* dlx_elementwise leaves it closed when it fails */
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_elementwise(op, a, b, NULL, &made, &err);
+  do rc = dlx_elementwise(op, a, b, NULL, out, &err);
   while (dlxl_reclaim(L, rc, &retried, first_tensor(a, b)));
   dlxl_check(L, rc, &err);
-  *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }
