@@ -38,12 +38,24 @@ static int unknown_dtype(lua_State *L, const char *name) {
 dlx_dtype dlxl_checkdtype(lua_State *L, int idx, int def) {
   dlx_dtype dtype;
   const char *name;
+  dlxl_state *s;
   if (lua_isnoneornil(L, idx) && def >= 0) return (dlx_dtype)def;
   if (lua_type(L, idx) != LUA_TSTRING)
     dlxl_error(L, DLX_TYPE_ERROR, "dtype must be a name such as \"float32\", got %s",
                dlxl_typename(L, idx));
   name = lua_tostring(L, idx);
+  /* Lua interns short strings, so a script that names a dtype again passes the same bytes: the
+   * last name's address, checked against its dtype's name (the address may have been freed and
+   * reused since), skips the search of the dtype table. */
+  s = dlxl_upstate(L);
+  if (s != NULL && s->dtype_name == name &&
+      strcmp(dlx_dtype_info_of(s->dtype_of_name)->name, name) == 0)
+    return s->dtype_of_name;
   if (dlx_dtype_from_name(name, &dtype) != 0) unknown_dtype(L, name);
+  if (s != NULL) {
+    s->dtype_name = name;
+    s->dtype_of_name = dtype;
+  }
   return dtype;
 }
 

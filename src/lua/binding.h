@@ -45,6 +45,8 @@ typedef struct dlxl_state {
   int64_t pending_bytes; /* tensor bytes not yet reported to the collector (dlxl_gcdebt) */
   bool has_default;      /* default_device holds the chosen default device */
   DLDevice default_device;
+  const char *dtype_name; /* the last dtype name read (a Lua string's bytes), and its dtype */
+  dlx_dtype dtype_of_name;
 } dlxl_state;
 
 #define DLXL_STATE lua_upvalueindex(1)

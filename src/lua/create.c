@@ -7,21 +7,27 @@
 
 #include "lua/binding.h"
 
-/* Pushes a new uninitialised tensor (shape at idx) and returns it; the caller reports it to the
- * collector once it is filled. */
+/* Pushes a new uninitialised tensor of the given shape and returns it; the caller reports it to
+ * the collector once it is filled. */
+static dlx_tensor *push_empty_shape(lua_State *L, const int64_t *shape, int32_t ndim,
+                                    dlx_dtype dtype, DLDevice device, dlx_memory memory) {
+  dlx_tensor *out = dlxl_newtensor(L);
+  dlx_error err;
+  bool retried = false;
+  int rc;
+  /* out is written only on success: after a failure it is still a closed tensor */
+  do rc = dlx_tensor_empty_memory(out, shape, ndim, dtype, device, memory, &err);
+  while (dlxl_reclaim(L, rc, &retried, NULL));
+  dlxl_check(L, rc, &err);
+  return out;
+}
+
+/* The same with the shape at idx. */
 static dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
                               dlx_memory memory) {
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, idx, shape, false);
-  dlx_tensor *out = dlxl_newtensor(L), made;
-  dlx_error err;
-  bool retried = false;
-  int rc;
-  do rc = dlx_tensor_empty_memory(&made, shape, ndim, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  *out = made;
-  return out;
+  return push_empty_shape(L, shape, ndim, dtype, device, memory);
 }
 
 /* Pushes a new tensor filled with value; frees it at once when the fill fails. */
@@ -194,37 +200,45 @@ static void fill_floats(dlx_tensor *t, double start, double step) {
   for (int64_t i = 0; i < n; i++) p[i] = start + (double)i * step;
 }
 
-static double checknumber(lua_State *L, int idx, const char *what) {
+/* A number of arange: its value, and whether it is a Lua integer. */
+typedef struct bound {
+  bool integer;
+  lua_Integer i; /* when integer */
+  double f;      /* always */
+} bound;
+
+static bound checkbound(lua_State *L, int idx, const char *what) {
+  bound b;
   if (lua_type(L, idx) != LUA_TNUMBER)
     dlxl_error(L, DLX_TYPE_ERROR, "arange %s must be a number, got %s", what,
                dlxl_typename(L, idx));
-  return (double)lua_tonumber(L, idx);
+  b.integer = lua_isinteger(L, idx);
+  b.i = b.integer ? lua_tointeger(L, idx) : 0;
+  b.f = b.integer ? (double)b.i : (double)lua_tonumber(L, idx);
+  return b;
 }
 
-/* The range of the numbers at start, start + 1, start + 2 (start, stop, step): int64 when all
- * three are integers, else float32; the values are made on the host in int64 or float64, then
- * cast. */
-static int push_arange(lua_State *L, int start, const dlxl_placement *p) {
+static bound integer_bound(lua_Integer i) { return (bound){true, i, (double)i}; }
+
+/* The range start, stop, step: int64 when all three are integers, else float32; the values are
+ * made on the host in int64 or float64, then cast. */
+static int push_arange(lua_State *L, bound start, bound stop, bound step, const dlxl_placement *p) {
   DLDevice cpu = {kDLCPU, 0};
-  double first = checknumber(L, start, "start"), stop = checknumber(L, start + 1, "stop");
-  double step = checknumber(L, start + 2, "step");
-  bool integers =
-      lua_isinteger(L, start) && lua_isinteger(L, start + 1) && lua_isinteger(L, start + 2);
+  bool integers = start.integer && stop.integer && step.integer;
   dlx_dtype dtype = dtype_or(p, integers ? DLX_INT64 : DLX_FLOAT32);
   dlx_tensor *host;
   int64_t length;
-  if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "arange step must not be 0");
+  if (step.f == 0) return dlxl_error(L, DLX_VALUE_ERROR, "arange step must not be 0");
   if (integers)
-    length = integer_length(L, lua_tointeger(L, start), lua_tointeger(L, start + 1),
-                            lua_tointeger(L, start + 2));
+    length = integer_length(L, start.i, stop.i, step.i);
   else
-    length = checklength(L, ceil((stop - first) / step));
-  lua_pushinteger(L, length);
-  host = push_empty(L, -1, integers ? DLX_INT64 : DLX_FLOAT64, cpu, DLX_MEMORY_DEFAULT);
+    length = checklength(L, ceil((stop.f - start.f) / step.f));
+  host =
+      push_empty_shape(L, &length, 1, integers ? DLX_INT64 : DLX_FLOAT64, cpu, DLX_MEMORY_DEFAULT);
   if (integers)
-    fill_integers(host, lua_tointeger(L, start), lua_tointeger(L, start + 2));
+    fill_integers(host, start.i, step.i);
   else
-    fill_floats(host, first, step);
+    fill_floats(host, start.f, step.f);
   dlxl_pushconverted(L, lua_gettop(L), dtype, p->device, p->memory);
   return 1;
 }
@@ -232,31 +246,33 @@ static int push_arange(lua_State *L, int start, const dlxl_placement *p) {
 /* arange(start, stop, step, dtype, device, usm) */
 static int core_arange(lua_State *L) {
   dlxl_placement p;
+  bound start, stop, step;
   lua_settop(L, 6);
   positional_placement(L, 4, &p);
-  return push_arange(L, 1, &p);
+  start = checkbound(L, 1, "start");
+  stop = checkbound(L, 2, "stop");
+  step = checkbound(L, 3, "step");
+  return push_arange(L, start, stop, step, &p);
 }
 
 /* dlx.arange([start,] stop[, step][, opts]): NumPy's half-open range; a trailing table is opts. */
 static int api_arange(lua_State *L) {
   dlxl_placement p;
+  bound given[3];
   int n = lua_gettop(L), opts = 0;
   while (n > 0 && lua_isnil(L, n)) n--;
   if (n > 0 && lua_type(L, n) == LUA_TTABLE) opts = n--;
   if (n < 1 || n > 3)
     return dlxl_error(L, DLX_TYPE_ERROR,
                       "arange([start,] stop[, step][, opts]) takes 1 to 3 numbers, got %d", n);
-  for (int i = 1; i <= n; i++)
+  for (int i = 1; i <= n; i++) {
     if (lua_type(L, i) != LUA_TNUMBER)
       return dlxl_error(L, DLX_TYPE_ERROR, "arange takes numbers, not a %s", luaL_typename(L, i));
-  dlxl_checkplacement(L, opts, "arange", &p);
-  lua_settop(L, n);
-  if (n == 1) {
-    lua_pushinteger(L, 0);
-    lua_insert(L, 1);
+    given[i - 1] = checkbound(L, i, "");
   }
-  if (n < 3) lua_pushinteger(L, 1);
-  return push_arange(L, 1, &p);
+  dlxl_checkplacement(L, opts, "arange", &p);
+  if (n == 1) return push_arange(L, integer_bound(0), given[0], integer_bound(1), &p);
+  return push_arange(L, given[0], given[1], n == 3 ? given[2] : integer_bound(1), &p);
 }
 
 const luaL_Reg dlxl_create_funcs[] = {
