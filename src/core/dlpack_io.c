@@ -310,6 +310,20 @@ static int wrap_import(const DLTensor *dl, dlx_tensor *t, DLDevice device,
   return t->buffer == NULL ? DLX_MEMORY_ERROR : 0;
 }
 
+/* A struct that dlx exported (its deleter is ours) over the whole of the buffer it holds: the
+ * import takes that buffer reference and frees the struct, instead of wrapping the data in a
+ * new buffer whose release calls the deleter. The tensor is the same either way (the checks
+ * ran on the struct as on any other); what is saved is an allocation and a release chain. */
+static bool take_own_export(DLManagedTensorVersioned *mt, dlx_tensor *t, DLDevice device) {
+  dlx_buffer *b = mt->manager_ctx;
+  if (mt->deleter != versioned_deleter || b->data != mt->dl_tensor.data ||
+      !dlx_device_equal(b->device, device))
+    return false;
+  t->buffer = b;
+  dlx_free(mt);
+  return true;
+}
+
 int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_error *err) {
   dlx_tensor t;
   DLDevice device;
@@ -322,7 +336,8 @@ int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_erro
                   mt->version.major, mt->version.minor, DLPACK_MAJOR_VERSION);
   } else if ((rc = check_flags(mt->flags, err)) == 0) {
     rc = check_tensor(&mt->dl_tensor, mt->version.minor < 2, &t, &device, err);
-    if (rc == 0) rc = wrap_import(&mt->dl_tensor, &t, device, release_versioned, mt, err);
+    if (rc == 0 && !take_own_export(mt, &t, device))
+      rc = wrap_import(&mt->dl_tensor, &t, device, release_versioned, mt, err);
   }
   if (rc != 0) {
     if (mt->deleter != NULL) mt->deleter(mt); /* ours now: give it back exactly once */
