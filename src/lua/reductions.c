@@ -6,14 +6,13 @@ static int reduce(lua_State *L, dlx_reduce_op op) {
   const dlx_tensor *t = dlxl_checktensor(L, 1);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
   bool keepdim = dlxl_optboolean(L, 3, "keepdim");
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlx_tensor *out = dlxl_newtensor(L); /* dlx_reduce writes it only on success */
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_reduce(&made, op, t, dims, keepdim, &err);
+  do rc = dlx_reduce(out, op, t, dims, keepdim, &err);
   while (dlxl_reclaim(L, rc, &retried, t));
   dlxl_check(L, rc, &err);
-  *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }

@@ -125,7 +125,7 @@ void *dlxl_hostdata(const dlx_tensor *t) {
 
 void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
                         dlx_memory memory) {
-  dlx_tensor *wide = lua_touserdata(L, idx), *out, made;
+  dlx_tensor *wide = lua_touserdata(L, idx), *out;
   dlx_error err;
   bool retried = false;
   int rc;
@@ -135,12 +135,11 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
     dlxl_gcdebt(L, dlx_tensor_nbytes(wide));
     return;
   }
-  out = dlxl_newtensor(L);
-  do rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
+  out = dlxl_newtensor(L); /* dlx_clone_as_memory writes it only on success */
+  do rc = dlx_clone_as_memory(out, wide, dtype, device, memory, &err);
   while (dlxl_reclaim(L, rc, &retried, wide));
   dlx_tensor_close(wide); /* the host copy goes now, whatever happened */
   dlxl_check(L, rc, &err);
-  *out = made;
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
 }
 
@@ -308,7 +307,7 @@ static void fill(lua_State *L, int idx, const nest *n, dlx_tensor *host) {
 void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, dlx_memory memory) {
   nest n = {.ndim = 0, .kind = DLX_KIND_BOOL};
   DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor *host, made;
+  dlx_tensor *host;
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
@@ -326,11 +325,10 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
                "complex data cannot make a %s tensor (expected a "
                "complex dtype)",
                dlx_dtype_info_of(dtype)->name);
-  host = dlxl_newtensor(L);
-  do rc = dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
+  host = dlxl_newtensor(L); /* written only when the allocation succeeds */
+  do rc = dlx_tensor_empty(host, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  *host = made;
   fill(L, idx, &n, host);
   dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
 }
