@@ -320,7 +320,7 @@ static bool take_own_export(DLManagedTensorVersioned *mt, dlx_tensor *t, DLDevic
       !dlx_device_equal(b->device, device))
     return false;
   t->buffer = b;
-  dlx_free(mt);
+  dlx_free(mt); /* the struct's reference is the tensor's now */
   return true;
 }
 
@@ -336,6 +336,7 @@ int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_erro
                   mt->version.major, mt->version.minor, DLPACK_MAJOR_VERSION);
   } else if ((rc = check_flags(mt->flags, err)) == 0) {
     rc = check_tensor(&mt->dl_tensor, mt->version.minor < 2, &t, &device, err);
+    t.readonly = (mt->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0; /* mt may be freed next */
     if (rc == 0 && !take_own_export(mt, &t, device))
       rc = wrap_import(&mt->dl_tensor, &t, device, release_versioned, mt, err);
   }
@@ -343,7 +344,6 @@ int dlx_import_versioned(DLManagedTensorVersioned *mt, dlx_tensor *out, dlx_erro
     if (mt->deleter != NULL) mt->deleter(mt); /* ours now: give it back exactly once */
     return rc;
   }
-  t.readonly = (mt->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   *out = t;
   return 0;
 }
