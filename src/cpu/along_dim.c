@@ -2,9 +2,9 @@
  *
  * Each line along the dim is independent: lines are spread over the pool's threads, and each is
  * computed the same way on any number of them. Scans run element by element in a 64-bit
- * accumulator. Softmax takes a contiguous line of float32 or float64 in place
- * (softmax.c); any other line is cast into a scratch line of the compute dtype first and cast out
- * after, as the copy engine casts. */
+ * accumulator, side-by-side lines together. Softmax takes a contiguous line of float32 or float64
+ * in place (softmax.c); any other line is cast into a scratch line of the compute dtype first and
+ * cast out after, as the copy engine casts. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -15,48 +15,45 @@
 #include "cpu/softmax.h"
 #include "cpu/strided_iter.h"
 
-typedef void (*line_fn)(char *dst, ptrdiff_t dst_step, const char *src, ptrdiff_t src_step,
-                        int64_t n);
+/* Scans `width` lines at once whose elements lie side by side (line j starts j elements after
+ * line 0, in src and in dst), n elements each, src_step and dst_step bytes apart along the
+ * lines: a cumsum over the rows of a C-contiguous matrix reads and writes whole rows. Each line
+ * accumulates in the same order whatever the width. */
+typedef void (*scan_fn)(char *dst, ptrdiff_t dst_step, const char *src, ptrdiff_t src_step,
+                        int64_t n, int64_t width);
 
-/* ---- scans */
+#define SCAN_WIDTH 256 /* lines scanned together */
 
-#define DEFINE_INT_SCANS(name, e, T, C, field, se, sname)                                          \
-  static void cumsum_##name(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, int64_t n) {       \
-    uint64_t acc = 0;                                                                              \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      acc += (uint64_t)load_##name(s + i * ss);                                                    \
-      store_##sname(d + i * ds, DLX_CONVERT(sname, acc));                                          \
-    }                                                                                              \
-  }                                                                                                \
-  static void cumprod_##name(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, int64_t n) {      \
-    uint64_t acc = 1;                                                                              \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      acc *= (uint64_t)load_##name(s + i * ss);                                                    \
-      store_##sname(d + i * ds, DLX_CONVERT(sname, acc));                                          \
+#define DEFINE_SCAN(op, name, T, ACC, start, update, out, add)                                     \
+  static void op##_##name(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, int64_t n,           \
+                          int64_t width) {                                                         \
+    ACC acc[SCAN_WIDTH];                                                                           \
+    for (int64_t j = 0; j < width; j++) acc[j] = start;                                            \
+    for (int64_t k = 0; k < n; k++) {                                                              \
+      const char *row = s + k * ss;                                                                \
+      char *dst = d + k * ds;                                                                      \
+      for (int64_t j = 0; j < width; j++) {                                                        \
+        update(acc[j], (ACC)load_##name(row + j * (ptrdiff_t)sizeof(T)));                          \
+        store_##out(dst + j * (ptrdiff_t)sizeof(add), DLX_CONVERT(out, acc[j]));                   \
+      }                                                                                            \
     }                                                                                              \
   }
+#define ADD(a, v) a += v
+#define MUL(a, v) a *= v
+
+/* Integers in uint64_t (wrapping, no UB); floats in double. */
+#define DEFINE_INT_SCANS(name, e, T, C, field, se, sname)                                          \
+  DEFINE_SCAN(cumsum, name, T, uint64_t, 0, ADD, sname, uint64_t)                                  \
+  DEFINE_SCAN(cumprod, name, T, uint64_t, 1, MUL, sname, uint64_t)
 INT_TYPES(DEFINE_INT_SCANS)
 
 #define DEFINE_FLOAT_SCANS(name, e, T, ACC, field)                                                 \
-  static void cumsum_##name(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, int64_t n) {       \
-    double acc = 0;                                                                                \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      acc += (double)load_##name(s + i * ss);                                                      \
-      store_##name(d + i * ds, DLX_CONVERT(name, acc));                                            \
-    }                                                                                              \
-  }                                                                                                \
-  static void cumprod_##name(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, int64_t n) {      \
-    double acc = 1;                                                                                \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      acc *= (double)load_##name(s + i * ss);                                                      \
-      store_##name(d + i * ds, DLX_CONVERT(name, acc));                                            \
-    }                                                                                              \
-  }
+  DEFINE_SCAN(cumsum, name, T, double, 0, ADD, name, T)                                            \
+  DEFINE_SCAN(cumprod, name, T, double, 1, MUL, name, T)
 FLOAT_TYPES(DEFINE_FLOAT_SCANS)
 
-#define INT_SCAN_ROW(name, e, ...) [e] = {cumsum_##name, cumprod_##name},
-#define FLOAT_SCAN_ROW(name, e, ...) [e] = {cumsum_##name, cumprod_##name},
-static const line_fn scans[NTYPES][2] = {INT_TYPES(INT_SCAN_ROW) FLOAT_TYPES(FLOAT_SCAN_ROW)};
+#define SCAN_ROW(name, e, ...) [e] = {cumsum_##name, cumprod_##name},
+static const scan_fn scans[NTYPES][2] = {INT_TYPES(SCAN_ROW) FLOAT_TYPES(SCAN_ROW)};
 
 /* ---- the lines */
 
@@ -67,7 +64,7 @@ typedef struct along_job {
   char *dst;
   int64_t src_size, dst_size, len;
   ptrdiff_t src_step, dst_step; /* bytes along the dim */
-  line_fn scan;
+  scan_fn scan;
   dlx_dtype src_dtype, dst_dtype, compute;
   _Atomic int failed; /* a scratch line could not be allocated */
 } along_job;
@@ -108,19 +105,24 @@ static void run_lines(void *ctx, int64_t begin, int64_t end) {
       return;
     }
   }
+  /* scans take side-by-side lines of one row of the outer walk together */
+  int64_t width = !softmax && dstep == 1 && sstep == 1 ? SCAN_WIDTH : 1;
   dlx_strided_seek(&job->outer, row, index, pos);
-  for (int64_t u = begin; u < end; u++) {
+  for (int64_t u = begin; u < end;) {
     if (u / inner != row) {
       dlx_strided_next(&job->outer, index, pos);
       row++;
     }
-    int64_t j = u % inner;
+    int64_t j = u % inner, w = inner - j;
+    if (w > width) w = width;
+    if (w > end - u) w = end - u;
     char *d = job->dst + (pos[0] + j * dstep) * job->dst_size;
     const char *s = job->src + (pos[1] + j * sstep) * job->src_size;
     if (softmax)
       softmax_line(job, d, s, scratch);
     else
-      job->scan(d, job->dst_step, s, job->src_step, job->len);
+      job->scan(d, job->dst_step, s, job->src_step, job->len, w);
+    u += w;
   }
   free(scratch);
 }
