@@ -280,6 +280,17 @@ describe("cumsum and cumprod", function()
     h.exact({ 1, 0, 0 }, dlx.tensor({ true, false, true }):cumprod():totable())
   end)
 
+  it("scan the columns of integer and float16 matrices", function()
+    for _, dt in ipairs({ "int32", "uint8", "float16" }) do
+      local t = dlx.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } }, { dtype = dt })
+      h.same({ { 1, 2, 3 }, { 5, 7, 9 }, { 12, 15, 18 } }, t:cumsum(1):totable())
+      h.same({ { 1, 2, 3 }, { 4, 10, 18 }, { 28, 80, 162 } }, t:cumprod(1):totable())
+      h.same({ { 1, 2, 3 }, { 5, 7, 9 }, { 12, 15, 18 } }, t:transpose(1, 2):cumsum(2)
+        :transpose(1, 2):totable())
+      h.same({ { 1, 3, 6 }, { 4, 9, 15 }, { 7, 15, 24 } }, t:cumsum(2):totable())
+    end
+  end)
+
   it("keep float dtypes, rounding each result once", function()
     for _, dt in ipairs({ "float16", "bfloat16", "float32", "float64" }) do
       local r = dlx.tensor({ 0.5, 0.25, 2 }, { dtype = dt }):cumprod()
