@@ -237,6 +237,9 @@ describe("norm", function()
     h.assert_close(5e-300, dlx.tensor({ 3e-300, 4e-300 }, { dtype = "float64" }):norm():item(),
       1e-15)
     h.assert_close(5e30, dlx.tensor({ 3e30, 4e30 }, { dtype = "float32" }):norm():item(), 1e-6)
+    h.assert_close(5e-320, dlx.tensor({ 3e-320, 4e-320 }, { dtype = "float64" }):norm():item(),
+      1e-3) -- subnormals
+    h.exact(5e-324, dlx.tensor({ 5e-324, 0 }, { dtype = "float64" }):norm():item())
   end)
 
   it("handles NaN, infinity and nothing", function()

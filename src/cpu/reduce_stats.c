@@ -10,9 +10,10 @@
  *   magnitude, so squares neither overflow nor underflow; the accumulator keeps its own power;
  * - norm 1 and inf: the sum and the max of the magnitudes.
  * The blocks depend only on the runs, never on threads. */
-#include <float.h>
+#include <string.h>
 
 #include "cpu/reduce_loops.h"
+#include "cpu/vector_math.h"
 
 #define STAT_BLOCK 256
 
@@ -31,13 +32,32 @@ static inline void run_blocks(dlx_reduce_acc *a, const char *p, ptrdiff_t step, 
 }
 
 /* Sum of x[i] in four lanes. */
-static double lane_sum(const double *x, int64_t n) {
+static CLONE_INLINE double lane_sum(const double *x, int64_t n) {
   double s[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
     for (int j = 0; j < 4; j++) s[j] += x[i + j];
   for (; i < n; i++) s[0] += x[i];
   return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* Max of x[i] and -inf in four lanes, NaN ignored; *nan is set when x holds a NaN. */
+static CLONE_INLINE double lane_max(const double *x, int64_t n, bool *nan) {
+  double m[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  int64_t bad[4] = {0, 0, 0, 0}, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; j++) {
+      m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+      bad[j] += x[i + j] != x[i + j];
+    }
+  }
+  for (; i < n; i++) {
+    m[0] = x[i] > m[0] ? x[i] : m[0];
+    bad[0] += x[i] != x[i];
+  }
+  *nan |= (bad[0] | bad[1] | bad[2] | bad[3]) != 0;
+  double a = m[0] > m[1] ? m[0] : m[1], b = m[2] > m[3] ? m[2] : m[3];
+  return a > b ? a : b;
 }
 
 /* ---- var and std */
@@ -65,18 +85,24 @@ static double var_result(const dlx_reduce_acc *a, int64_t count) {
 
 /* ---- logsumexp */
 
-static void lse_block(dlx_reduce_acc *a, const double *x, int64_t n) {
-  double max = -INFINITY, sum = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (x[i] != x[i]) a->nan = true;
-    max = x[i] > max ? x[i] : max;
-  }
+/* 2^k for -1023 <= k <= 1023, from its bits where it is normal. */
+static double power_of_two(int k) {
+  if (k < -1022) return ldexp(1.0, k);
+  uint64_t bits = (uint64_t)(k + 1023) << 52;
+  double v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+SIMD_CLONES static void lse_block(dlx_reduce_acc *a, const double *x, int64_t n) {
+  double e[STAT_BLOCK], max = lane_max(x, n, &a->nan);
   if (a->nan || max == -INFINITY || a->m == INFINITY) return;
   if (max == INFINITY) {
     a->m = INFINITY;
     return;
   }
-  for (int64_t i = 0; i < n; i++) sum += exp(x[i] - max);
+  for (int64_t i = 0; i < n; i++) e[i] = exp(x[i] - max);
+  double sum = lane_sum(e, n);
   if (max > a->m) {
     a->s = a->s * exp(a->m - max) + sum;
     a->m = max;
@@ -105,14 +131,17 @@ static double norm1_result(const dlx_reduce_acc *a, int64_t count) {
   return a->s;
 }
 
+/* The largest magnitude of the block (0 when empty of numbers), noting NaN in *nan. */
+static CLONE_INLINE double max_magnitude(const double *x, int64_t n, bool *nan) {
+  double mag[STAT_BLOCK];
+  for (int64_t i = 0; i < n; i++) mag[i] = fabs(x[i]);
+  double max = lane_max(mag, n, nan);
+  return max > 0 ? max : 0.0;
+}
+
 static void norminf_block(dlx_reduce_acc *a, const double *x, int64_t n) {
-  double max = a->m;
-  for (int64_t i = 0; i < n; i++) {
-    double v = fabs(x[i]);
-    if (v != v) a->nan = true;
-    max = v > max ? v : max;
-  }
-  a->m = max;
+  double max = max_magnitude(x, n, &a->nan);
+  a->m = max > a->m ? max : a->m;
 }
 
 static double norminf_result(const dlx_reduce_acc *a, int64_t count) {
@@ -121,23 +150,19 @@ static double norminf_result(const dlx_reduce_acc *a, int64_t count) {
 }
 
 static void norm2_block(dlx_reduce_acc *a, const double *x, int64_t n) {
-  double max = 0, sq[STAT_BLOCK];
-  for (int64_t i = 0; i < n; i++) {
-    double v = fabs(x[i]);
-    if (v != v) a->nan = true;
-    max = v > max ? v : max;
-  }
+  double sq[STAT_BLOCK], max = max_magnitude(x, n, &a->nan);
   if (max == INFINITY) a->inf = true;
   if (a->nan || a->inf || max == 0) return;
-  int e = ilogb(max);
-  double scale = ldexp(1.0, -e); /* a power of two: exact, and 1 <= max * scale < 2 */
+  /* 2^-e, exact: 1 <= max * scale < 2 (e >= -1022 keeps 2^-e finite for subnormal blocks) */
+  int e = ilogb(max) < -1022 ? -1022 : ilogb(max);
+  double scale = power_of_two(-e);
   for (int64_t i = 0; i < n; i++) sq[i] = (x[i] * scale) * (x[i] * scale);
   double s = lane_sum(sq, n);
   if (a->n == 0) {
     a->s = s;
     a->e = e;
   } else if (e > a->e) {
-    a->s = ldexp(a->s, (int)(2 * (a->e - e))) + s;
+    a->s = ldexp(a->s, (int)(2 * (a->e - e))) + s; /* exact unless it underflows: negligible */
     a->e = e;
   } else {
     a->s += ldexp(s, (int)(2 * (e - a->e)));

@@ -10,12 +10,7 @@
 
 #include "cpu/reduce_loops.h"
 #include "cpu/softmax.h"
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-/* glibc ships vector variants of these (libmvec, linked through libm's linker script). */
-extern float expf(float) __attribute__((simd("notinbranch")));
-extern double exp(double) __attribute__((simd("notinbranch")));
-#endif
+#include "cpu/vector_math.h"
 
 #define CHUNK 256 /* log_softmax: exponentials summed a chunk at a time, never stored */
 #define LANES 8
