@@ -26,6 +26,22 @@ typedef enum dlx_reduce_op {
   DLX_REDUCE_ANY
 } dlx_reduce_op;
 
+/* Reductions with a float result and a parameter (reduce_stat). */
+typedef enum dlx_stat_op {
+  DLX_STAT_VAR,       /* param: the correction (the divisor is max(n - correction, 0)) */
+  DLX_STAT_STD,       /* the square root of VAR */
+  DLX_STAT_LOGSUMEXP, /* param unused */
+  DLX_STAT_NORM       /* param: p, one of 1, 2 and inf */
+} dlx_stat_op;
+
+/* Ops along one dim whose result has the input's shape (along_dim). */
+typedef enum dlx_dim_op {
+  DLX_DIM_CUMSUM,
+  DLX_DIM_CUMPROD,
+  DLX_DIM_SOFTMAX,
+  DLX_DIM_LOG_SOFTMAX
+} dlx_dim_op;
+
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
@@ -96,6 +112,28 @@ typedef struct dlx_backend {
    * - ALL/ANY: element != 0, into bool; ALL of nothing is true, ANY false. */
   int (*reduce)(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
                 dlx_error *err);
+
+  /* Optional (NULL: a DeviceError): var, std, logsumexp and norm, as `reduce` for the layout of
+   * src, dims and dst (dst has at least one element, src's reduced extent may be empty).
+   * - src is bool, an integer or a real float dtype; dst->dtype is dlx_stat_dtype(src->dtype):
+   *   float32 for bool and integers, else src's; float16 and bfloat16 compute in float32 or
+   *   wider; results are the same on any number of threads;
+   * - VAR and STD: NaN for an empty extent; param is the correction, a finite number;
+   * - LOGSUMEXP: -inf for an empty extent, +inf when an element is +inf, NaN when one is NaN;
+   * - NORM: param is 1, 2 or inf; the 2-norm does not overflow or underflow in its squares;
+   *   0 for an empty extent. */
+  int (*reduce_stat)(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                     const dlx_tensor *dst, dlx_error *err);
+
+  /* Optional (NULL: a DeviceError): an op along dim (0-based) of src into dst, which is fresh,
+   * C-contiguous, of src's shape, with at least one element; src has any strides.
+   * - CUMSUM, CUMPROD: dst->dtype is dlx_reduce_dtype(SUM, src->dtype); integers accumulate in
+   *   64 bits and wrap; floats accumulate in float64 and round each result once;
+   * - SOFTMAX, LOG_SOFTMAX: src is bool, an integer or a real float dtype and dst->dtype is
+   *   dlx_stat_dtype(src->dtype); stable (the max of each line is subtracted first); a line
+   *   holding NaN or +inf, or only -inf, is NaN throughout (as PyTorch). */
+  int (*along_dim)(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
+                   dlx_error *err);
 
   /* Elementwise op (NULL: the device has none yet): dst[i] = op(in[0][i], in[1][i]) for binary
    * ops, op(in[0][i]) for unary ones.

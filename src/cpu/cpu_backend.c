@@ -92,6 +92,8 @@ const dlx_backend dlx_cpu_backend = {
     .copy = dlx_cpu_copy,
     .fill = dlx_cpu_fill,
     .reduce = dlx_cpu_reduce,
+    .reduce_stat = dlx_cpu_reduce_stat,
+    .along_dim = dlx_cpu_along_dim,
     .elementwise = dlx_cpu_elementwise,
     .synchronize = NULL,
 };

@@ -28,6 +28,9 @@
 
 typedef struct reduce_plan {
   dlx_reduce_op op;
+  bool stat; /* var, std, logsumexp or norm: stat_op and param, not op */
+  dlx_stat_op stat_op;
+  double param;
   dlx_reduce_kernel kernel;
   dlx_strided inner; /* the reduced dims of src */
   bool empty;        /* the reduced extent has no elements */
@@ -97,10 +100,17 @@ static int split_dims(reduce_plan *plan, const dlx_tensor *src, uint64_t dims,
   return nkept;
 }
 
+static void init_acc(const reduce_plan *plan, dlx_reduce_acc *acc) {
+  if (plan->stat)
+    dlx_cpu_stat_acc_init(acc, plan->stat_op, plan->param);
+  else
+    dlx_cpu_reduce_acc_init(acc, plan->op);
+}
+
 /* Reduces the sub-space whose first element is at position pos of src into out. */
 static void reduce_one(const reduce_plan *plan, dlx_reduce_acc *acc, int64_t pos, char *out) {
   const dlx_strided *it = &plan->inner;
-  dlx_cpu_reduce_acc_init(acc, plan->op);
+  init_acc(plan, acc);
   if (!plan->empty) {
     ptrdiff_t step = (ptrdiff_t)(dlx_strided_inner_stride(it, 0) * plan->src_size);
     int64_t n = dlx_strided_inner_size(it);
@@ -122,7 +132,7 @@ static void reduce_tile(const reduce_plan *plan, dlx_reduce_acc *accs, int nb, i
   int64_t n = dlx_strided_inner_size(it);
   int64_t index[DLX_MAX_NDIM], p[1] = {pos + it->offset[0]};
   for (int d = 0; d < it->ndim; d++) index[d] = 0;
-  for (int j = 0; j < nb; j++) dlx_cpu_reduce_acc_init(&accs[j], plan->op);
+  for (int j = 0; j < nb; j++) init_acc(plan, &accs[j]);
   do {
     for (int64_t r = 0; r < n; r += TILE_ROWS) {
       int64_t len = n - r < TILE_ROWS ? n - r : TILE_ROWS;
@@ -208,12 +218,10 @@ static void reduce_groups(void *ctx, int64_t begin, int64_t end) {
   free(columns);
 }
 
-int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
-                   dlx_error *err) {
-  reduce_plan plan = {.op = op};
-  int rc = check_shapes(src, dims, dst, err);
-  if (rc == 0) rc = check_kernel(op, src, dst, &plan.kernel, err);
-  if (rc != 0) return rc;
+/* Runs the plan, whose op and kernel are set, over src into dst. */
+static int run_plan(reduce_plan plan, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                    dlx_error *err) {
+  dlx_reduce_op op = plan.op;
   int64_t shape[DLX_MAX_NDIM], dst_strides[DLX_MAX_NDIM], src_strides[DLX_MAX_NDIM];
   int nkept = split_dims(&plan, src, dims, dst, shape, dst_strides, src_strides);
   const int64_t *strides[2] = {dst_strides, src_strides};
@@ -240,4 +248,28 @@ int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const
   int64_t group_bytes = count_times(count_times(plan.count, job.group), plan.src_size);
   dlx_cpu_parallel_for(groups, dlx_cpu_grain_items(group_bytes), reduce_groups, &job);
   return 0;
+}
+
+int dlx_cpu_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                   dlx_error *err) {
+  reduce_plan plan = {.op = op};
+  int rc = check_shapes(src, dims, dst, err);
+  if (rc == 0) rc = check_kernel(op, src, dst, &plan.kernel, err);
+  if (rc != 0) return rc;
+  return run_plan(plan, src, dims, dst, err);
+}
+
+int dlx_cpu_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                        const dlx_tensor *dst, dlx_error *err) {
+  /* op SUM: the driver walks the reduced elements in memory order, and no element is skipped */
+  reduce_plan plan = {.op = DLX_REDUCE_SUM, .stat = true, .stat_op = op, .param = param};
+  int rc = check_shapes(src, dims, dst, err);
+  if (rc != 0) return rc;
+  if (dlx_cpu_stat_kernel(op, param, src->dtype, &plan.kernel) != 0)
+    return dlx_fail(err, DLX_TYPE_ERROR, "reduce: this reduction is not defined for %s",
+                    dlx_dtype_info_of(src->dtype)->name);
+  if (dst->dtype != plan.kernel.out)
+    return dlx_fail(err, DLX_TYPE_ERROR, "reduce: wrong output dtype %s",
+                    dlx_dtype_info_of(dst->dtype)->name);
+  return run_plan(plan, src, dims, dst, err);
 }

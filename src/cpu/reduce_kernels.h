@@ -26,6 +26,14 @@ typedef struct dlx_reduce_acc {
   double d[2];   /* float64, complex128: min, max, product */
   uint32_t used; /* sum, mean: bit k set when stack[k] holds a partial sum */
   double stack[DLX_REDUCE_LEVELS][2];
+  /* var, std, logsumexp, norm (reduce_stats.c) */
+  double param; /* var, std: the correction */
+  int64_t n;    /* var: elements taken; norm 2: 1 once a nonzero block was taken */
+  int64_t e;    /* norm 2: the sum of squares is s * 2^(2e) */
+  double m;     /* var: the mean; logsumexp: the max; norm inf: the max */
+  double s;     /* var: the sum of squared deviations; logsumexp: sum of exp(x - m); norms */
+  bool nan;     /* a NaN was seen (logsumexp, norms) */
+  bool inf;     /* an infinite magnitude was seen (norm 2) */
 } dlx_reduce_acc;
 
 /* Adds the run of n elements at p, p + step, ... (step in bytes, n >= 1) to acc. */
@@ -73,5 +81,10 @@ typedef struct dlx_reduce_kernel {
 int dlx_cpu_reduce_kernel(dlx_reduce_op op, dlx_dtype src, dlx_reduce_kernel *out);
 void dlx_cpu_reduce_acc_init(dlx_reduce_acc *acc, dlx_reduce_op op);
 void dlx_cpu_reduce_columns_init(dlx_reduce_columns *c);
+
+/* reduce_stats.c: the kernel of var, std, logsumexp and norm (param: p) for src (0, or -1 when
+ * not supported), and their accumulators' start. */
+int dlx_cpu_stat_kernel(dlx_stat_op op, double param, dlx_dtype src, dlx_reduce_kernel *out);
+void dlx_cpu_stat_acc_init(dlx_reduce_acc *acc, dlx_stat_op op, double param);
 
 #endif

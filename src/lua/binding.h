@@ -204,6 +204,7 @@ extern const luaL_Reg dlxl_tensor_methods[]; /* tensor.c */
 extern const luaL_Reg dlxl_view_methods[];   /* views.c */
 extern const luaL_Reg dlxl_copy_methods[];   /* copies.c */
 extern const luaL_Reg dlxl_reduce_methods[]; /* reductions.c */
+extern const luaL_Reg dlxl_reduce_funcs[];   /* reductions.c: dlx.softmax, dlx.log_softmax */
 extern const luaL_Reg dlxl_dlpack_methods[]; /* dlpack.c; capi.c has the host C API */
 extern const luaL_Reg dlxl_dlpack_funcs[];   /* dlpack.c: consumer(request) -> from_dlpack */
 extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with options tables */

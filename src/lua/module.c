@@ -114,6 +114,8 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_newtable(L); /* what lua/dlx/init.lua puts in the dlx table as it is */
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_public_funcs, 1);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_reduce_funcs, 1);
   dlxl_set_elementwise_funcs(L, state);
   lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);

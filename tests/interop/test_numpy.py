@@ -551,3 +551,66 @@ def test_elementwise_property_against_numpy(lua):
                                        err_msg=where)
         else:
             np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+# ---- property test: var, std, logsumexp, norm, cumsum, cumprod, softmax, log_softmax
+
+def _softmax64(x, axis, log):
+    x = x.astype("float64")
+    m = np.max(x, axis=axis, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+    return x - lse if log else np.exp(x - lse)
+
+
+STATS_OPS = {
+    "var": lambda x, ax, c: np.var(x.astype("float64"), axis=ax, ddof=c),
+    "std": lambda x, ax, c: np.std(x.astype("float64"), axis=ax, ddof=c),
+    "logsumexp": lambda x, ax, c: np.log(np.sum(np.exp(x.astype("float64")), axis=ax)),
+    "norm": lambda x, ax, p: np.linalg.vector_norm(x.astype("float64"), ord=p, axis=ax),
+}
+ALONG_OPS = {
+    "cumsum": lambda x, ax: np.cumsum(x, axis=ax, dtype="int64" if x.dtype.kind in "iub"
+                                      else None),
+    "cumprod": lambda x, ax: np.cumprod(x, axis=ax, dtype="int64" if x.dtype.kind in "iub"
+                                        else None),
+    "softmax": lambda x, ax: _softmax64(x, ax, False),
+    "log_softmax": lambda x, ax: _softmax64(x, ax, True),
+}
+
+
+@pytest.mark.skipif(not NUMPY2, reason="np.linalg.vector_norm is NumPy 2's")
+def test_reductions_stats_property_against_numpy(lua):
+    seed = 20261123
+    rng = np.random.default_rng(seed)
+    names = list(STATS_OPS) + list(ALONG_OPS)
+    for trial in range(200):
+        name = names[int(rng.integers(len(names)))]
+        dtypes = ["float32", "float64"] + (["int16", "int64"] if name.startswith("cum") else [])
+        dtype = dtypes[int(rng.integers(len(dtypes)))]
+        shape = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(1, 4)))]
+        a = random_operand(rng, dtype, shape)
+        if name == "cumprod":
+            a = np.asarray(np.clip(a, -3, 3)).astype(dtype)
+        axis = int(rng.integers(len(shape)))
+        where = "seed %d, trial %d: %s on %s %s, dim %d" % (seed, trial, name, dtype, shape,
+                                                            axis + 1)
+        if name in STATS_OPS:
+            param = (float(rng.integers(0, 2)) if name in ("var", "std")
+                     else [1, 2, float("inf")][int(rng.integers(3))] if name == "norm" else 0)
+            key = "p" if name == "norm" else "correction"
+            got = np.from_dlpack(lua.eval(
+                "local a, dim, param = ...; return dlx.from_dlpack(a):%s{dim = dim, %s = param}"
+                % (name, key) if name != "logsumexp" else
+                "local a, dim = ...; return dlx.from_dlpack(a):logsumexp(dim)",
+                a.__dlpack__(), axis + 1, param))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                want = STATS_OPS[name](a, axis, param)
+        else:
+            got = np.from_dlpack(lua.eval("local a, dim = ...; return dlx.from_dlpack(a):%s(dim)"
+                                          % name, a.__dlpack__(), axis + 1))
+            want = ALONG_OPS[name](a, axis)
+        assert got.shape == want.shape, where
+        assert got.dtype == (want.dtype if name.startswith("cum") else a.dtype), where
+        rtol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-4 if dtype == "float32" else 1e-10,
+                                   err_msg=where)

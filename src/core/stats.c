@@ -1,0 +1,128 @@
+/* stats.c -- checks, dtype rules and dispatch of var, std, logsumexp, norm and of the ops along
+ * one dim. */
+#include "core/stats.h"
+
+#include <math.h>
+
+#include "core/device.h"
+#include "core/ops.h"
+
+const char *dlx_stat_name(dlx_stat_op op) {
+  static const char *const names[] = {"var", "std", "logsumexp", "norm"};
+  return names[op];
+}
+
+const char *dlx_dim_op_name(dlx_dim_op op) {
+  static const char *const names[] = {"cumsum", "cumprod", "softmax", "log_softmax"};
+  return names[op];
+}
+
+int dlx_stat_dtype(const char *name, dlx_dtype in, dlx_dtype *out, dlx_error *err) {
+  switch (dlx_dtype_kind(in)) {
+  case DLX_KIND_BOOL:
+  case DLX_KIND_INT:
+  case DLX_KIND_UINT:
+    *out = DLX_FLOAT32;
+    return 0;
+  case DLX_KIND_FLOAT:
+    *out = in;
+    return 0;
+  case DLX_KIND_COMPLEX:
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor is not supported", name);
+  default:
+    return dlx_fail(err, DLX_TYPE_ERROR,
+                    "cannot compute %s of a %s tensor: storage-only dtypes cannot be computed on",
+                    name, dlx_dtype_info_of(in)->name);
+  }
+}
+
+static int not_implemented(const char *name, const dlx_tensor *src, dlx_error *err) {
+  char device[48];
+  return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", name,
+                  dlx_device_format(src->buffer->device, device, sizeof device));
+}
+
+static int check_param(dlx_stat_op op, double param, dlx_error *err) {
+  if ((op == DLX_STAT_VAR || op == DLX_STAT_STD) && !isfinite(param))
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: the correction must be a finite number",
+                    dlx_stat_name(op));
+  if (op == DLX_STAT_NORM && param != 1 && param != 2 && param != INFINITY)
+    return dlx_fail(err, DLX_VALUE_ERROR, "norm: p must be 1, 2 or math.huge, got %g", param);
+  return 0;
+}
+
+/* A view of the keepdim-shaped result without the reduced dims. */
+static void drop_reduced_dims(dlx_tensor *t, uint64_t dims) {
+  int32_t n = 0;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (dims & (UINT64_C(1) << d)) continue;
+    t->shape[n] = t->shape[d];
+    t->strides[n] = t->strides[d];
+    n++;
+  }
+  t->ndim = n;
+}
+
+int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_tensor *src,
+                    uint64_t dims, bool keepdim, dlx_error *err) {
+  uint64_t all = src->ndim == 64 ? ~UINT64_C(0) : (UINT64_C(1) << src->ndim) - 1;
+  int64_t shape[DLX_MAX_NDIM];
+  dlx_dtype dtype;
+  dlx_tensor dst;
+  const dlx_backend *backend = src->buffer->backend;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc == 0) rc = dlx_stat_dtype(dlx_stat_name(op), src->dtype, &dtype, err);
+  if (rc == 0) rc = check_param(op, param, err);
+  if (rc != 0) return rc;
+  if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
+  if (backend->reduce_stat == NULL) return not_implemented(dlx_stat_name(op), src, err);
+  for (int32_t d = 0; d < src->ndim; d++)
+    shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
+  rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_numel(&dst) > 0) rc = backend->reduce_stat(op, param, src, dims, &dst, err);
+  if (rc != 0) {
+    dlx_tensor_close(&dst);
+    return rc;
+  }
+  if (!keepdim) drop_reduced_dims(&dst, dims);
+  *out = dst;
+  return 0;
+}
+
+int dlx_along_dim(dlx_tensor *out, dlx_dim_op op, const dlx_tensor *src, int32_t dim,
+                  dlx_error *err) {
+  const char *name = dlx_dim_op_name(op);
+  const dlx_backend *backend = src->buffer->backend;
+  dlx_tensor dst, line = *src;
+  dlx_dtype dtype;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (op == DLX_DIM_CUMSUM || op == DLX_DIM_CUMPROD)
+    rc = dlx_reduce_dtype(op == DLX_DIM_CUMSUM ? DLX_REDUCE_SUM : DLX_REDUCE_PROD, src->dtype,
+                          &dtype, err);
+  else
+    rc = dlx_stat_dtype(name, src->dtype, &dtype, err);
+  if (rc != 0) return rc;
+  if (dim < 0 || dim >= (src->ndim > 0 ? src->ndim : 1))
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: dim %d out of range for a %d-d tensor", name,
+                    (int)dim + 1, (int)src->ndim);
+  if (dtype == DLX_COMPLEX64 || dtype == DLX_COMPLEX128)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor is not supported", name);
+  if (backend->along_dim == NULL) return not_implemented(name, src, err);
+  if (src->ndim == 0) { /* one element, as a 1-d line */
+    line.ndim = 1;
+    line.shape[0] = 1;
+    line.strides[0] = 1;
+  }
+  rc = dlx_tensor_empty(&dst, line.shape, line.ndim, dtype, src->buffer->device, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_numel(&dst) > 0) rc = backend->along_dim(op, &line, dim, &dst, err);
+  if (rc != 0) {
+    dlx_tensor_close(&dst);
+    return rc;
+  }
+  dst.ndim = src->ndim;
+  *out = dst;
+  return 0;
+}
