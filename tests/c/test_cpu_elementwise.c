@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/core.h"
 #include "cpu/elementwise_kernels.h"
+#include "cpu/elementwise_ternary.h"
 #include "cpu/parallel.h"
 #include "cpu_test_util.h"
 
@@ -28,19 +29,27 @@ static void test_every_accepted_op_has_a_kernel(void) {
     dlx_tensor t;
     dlx_error err;
     CHECK(dlx_tensor_empty(&t, shape, 1, (dlx_dtype)d, cpu, &err) == 0);
-    dlx_operand a = tensor_operand(&t), b = tensor_operand(&t);
+    dlx_operand in[DLX_EW_MAX_INPUTS];
     for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
       dlx_dtype compute, result;
-      if (dlx_ew_dtypes((dlx_ew_op)op, &a, dlx_ew_arity((dlx_ew_op)op) == 2 ? &b : NULL, &compute,
-                        &result, &err) != 0) {
+      bool found;
+      for (int k = 0; k < DLX_EW_MAX_INPUTS; k++) in[k] = tensor_operand(&t);
+      if (op == DLX_EW_NAN_TO_NUM) /* its values are numbers */
+        for (int k = 1; k < DLX_EW_MAX_INPUTS; k++) in[k].tensor = NULL;
+      if (dlx_ew_dtypes_n((dlx_ew_op)op, in, &compute, &result, &err) != 0) {
         CHECK_EQ_INT(err.code, DLX_TYPE_ERROR);
         continue;
       }
       accepted++;
-      if (dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) == NULL)
+      if (dlx_ew_arity((dlx_ew_op)op) > 2)
+        found = dlx_cpu_ew_ternary_kernel(
+            (dlx_ew_op)op, op == DLX_EW_WHERE ? compute : dlx_cpu_ew_kernel_dtype(compute));
+      else
+        found = dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) != NULL;
+      if (!found)
         fprintf(stderr, "no kernel: %s on %s\n", dlx_ew_name((dlx_ew_op)op),
                 dlx_dtype_info_of(compute)->name);
-      CHECK(dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) != NULL);
+      CHECK(found);
     }
     dlx_tensor_close(&t);
   }
