@@ -14,13 +14,14 @@
 typedef enum dlx_cpu_math_isa {
   DLX_CPU_MATH_PORTABLE, /* SLEEF's scalar functions: any CPU */
   DLX_CPU_MATH_AVX2,     /* SLEEF's AVX2 functions (x86-64 with AVX2 and FMA) */
+  DLX_CPU_MATH_AVX512,   /* SLEEF's AVX-512 functions (x86-64 with AVX-512F) */
   DLX_CPU_MATH_ISAS
 } dlx_cpu_math_isa;
 
 /* Whether this build has the kernels of isa and this CPU can run them. */
 bool dlx_cpu_math_isa_available(dlx_cpu_math_isa isa);
 
-/* The best available ISA, and its name ("avx2", "portable"). */
+/* The best available ISA, and its name ("avx512", "avx2", "portable"). */
 dlx_cpu_math_isa dlx_cpu_math_best_isa(void);
 const char *dlx_cpu_math_isa_name(dlx_cpu_math_isa isa);
 
@@ -35,5 +36,6 @@ dlx_cpu_ew_kernel dlx_cpu_math_kernel(dlx_ew_op op, dlx_dtype kdtype);
 /* The tables of the ISAs (elementwise_math_loops.h). */
 extern const dlx_cpu_ew_kernel dlx_cpu_math_portable[DLX_CPU_MATH_OPS][2];
 extern const dlx_cpu_ew_kernel dlx_cpu_math_avx2[DLX_CPU_MATH_OPS][2];
+extern const dlx_cpu_ew_kernel dlx_cpu_math_avx512[DLX_CPU_MATH_OPS][2];
 
 #endif

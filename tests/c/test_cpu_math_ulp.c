@@ -1,8 +1,8 @@
 /* test_cpu_math_ulp.c -- the accuracy of the CPU's math kernels (sqrt ... erf): the error of every
- * function in ulps of float32 and float64, on every instruction set this CPU runs (portable and
- * AVX2), against long double (x87 extended) libm, over edge values (±0, subnormals, ±inf, NaN,
- * the ends of each function's domain and range) and random values in every binade. The test
- * fails above 1 ulp and prints the worst input of each function.
+ * function in ulps of float32 and float64, on every instruction set this CPU runs (portable,
+ * AVX2, AVX-512), against long double (x87 extended) libm, over edge values (±0, subnormals,
+ * ±inf, NaN, the ends of each function's domain and range) and random values in every binade.
+ * The test fails above 1 ulp and prints the worst input of each function.
  *
  * DLX_ULP_SAMPLES=n raises the random values per binade (default 64 for float32, 16 for
  * float64). */
