@@ -60,6 +60,14 @@ CASES = [
      "e = np.exp(m - m.max(axis=1, keepdims=True)); e /= e.sum(axis=1, keepdims=True)",
      "m = (torch.arange(N, dtype=torch.float32).view(-1, 4096) % 97) / 17",
      "torch.softmax(m, 1)"),
+    ("exp float32", 64 * MI, 8,
+     "a = dlx.ones(N)", "local r = a:exp()",
+     "a = np.ones(N, 'f4')", "np.exp(a)",
+     "a = torch.ones(N)", "torch.exp(a)"),
+    ("where(a > 0, a, b)", 64 * MI, 18,
+     "a, b = dlx.ones(N), dlx.ones(N)", "local r = dlx.where(a:gt(0), a, b)",
+     "a, b = np.ones(N, 'f4'), np.ones(N, 'f4')", "np.where(a > 0, a, b)",
+     "a, b = torch.ones(N), torch.ones(N)", "torch.where(a > 0, a, b)"),
 ]
 
 

@@ -27,6 +27,13 @@ dependencies = {
   "lua >= 5.4, < 5.5",
 }
 
+-- SLEEF, the vectorised math of the elementwise math functions (Debian: libsleef-dev). Only the
+-- library is named: Debian puts sleef.h under include/<multiarch>, where LuaRocks does not look
+-- (CMake does, and names the header if it is missing).
+external_dependencies = {
+  SLEEF = { library = "sleef" },
+}
+
 build = {
   type = "cmake",
   -- LuaRocks' cmake backend sets no prefix, build type or Lua paths itself. LIBDIR and LUADIR
@@ -41,6 +48,8 @@ build = {
     LUADIR = "$(LUADIR)",
     DLX_CUDA = "$(DLX_CUDA)",
     DLX_LEVEL_ZERO = "$(DLX_LEVEL_ZERO)",
+    SLEEF_INCDIR = "$(SLEEF_INCDIR)",
+    SLEEF_LIBDIR = "$(SLEEF_LIBDIR)",
     -- Only the module and the Lua files: no tests, and no libdlx for hosts (which would need
     -- liblua5.4.so, and is what `cmake --install` is for).
     DLX_BUILD_TESTS = "OFF",

@@ -135,12 +135,15 @@ typedef struct dlx_backend {
   int (*along_dim)(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
                    dlx_error *err);
 
-  /* Elementwise op (NULL: the device has none yet): dst[i] = op(in[0][i], in[1][i]) for binary
-   * ops, op(in[0][i]) for unary ones.
+  /* Elementwise op (NULL: the device has none yet): dst[i] = op(in[0][i], ...) over the
+   * dlx_ew_arity(op) operands in[] (one for unary ops, two for binary ones, three for where,
+   * clamp and lerp, four for nan_to_num, whose last three are scalars). A backend with the entry
+   * but no kernel for op raises the DeviceError "<op> is not implemented on <device> yet".
    * - tensor operands live on dst's device with dst's ndim and shape (the core has broadcast
    *   them: strides may be 0), any strides and any computable dtype; a scalar operand (tensor
    *   NULL) holds a value that fits `compute` (dlx_ew_dtypes checked it);
-   * - operands are converted to `compute` with the rules of copy and the op is computed there;
+   * - operands are converted to dlx_ew_input_dtype(op, k, compute) (`compute`, or bool for
+   *   where's condition) with the rules of copy and the op is computed there;
    *   float16 and bfloat16 may compute in float32, rounding once when the result is stored;
    * - dst is writable, has no internal overlap and overlaps no input, or is exactly the same
    *   view as one (same dtype, offset and strides); its dtype is the op's result dtype or one

@@ -22,8 +22,11 @@ enum {
 
 /* What an op does to dtypes. */
 enum {
-  TO_FLOAT = 1,   /* bool and integer operands compute in float32 (true division, atan2, ...) */
-  BOOL_RESULT = 2 /* comparisons, logical ops, isnan, ...: the result is bool */
+  TO_FLOAT = 1,    /* bool and integer operands compute in float32 (true division, atan2, ...) */
+  BOOL_RESULT = 2, /* comparisons, logical ops, isnan, ...: the result is bool */
+  PART_RESULT = 4, /* abs, real, imag: complex operands give the real dtype of their precision */
+  SKIP_FIRST = 8,  /* where: the condition takes no part in promotion */
+  ONLY_FIRST = 16  /* nan_to_num: the values put in take x's dtype */
 };
 
 typedef struct op_info {
@@ -60,7 +63,7 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_BITWISE_LEFT_SHIFT] = {"bitwise_left_shift", K_INT, 0},
     [DLX_EW_BITWISE_RIGHT_SHIFT] = {"bitwise_right_shift", K_INT, 0},
     [DLX_EW_NEG] = {"neg", K_INT | K_FLOAT | K_COMPLEX, 0},
-    [DLX_EW_ABS] = {"abs", K_ALL, 0},
+    [DLX_EW_ABS] = {"abs", K_ALL, PART_RESULT},
     [DLX_EW_SIGN] = {"sign", K_INT | K_FLOAT, 0},
     [DLX_EW_SQUARE] = {"square", K_INT | K_FLOAT | K_COMPLEX, 0},
     [DLX_EW_RECIPROCAL] = {"reciprocal", K_FLOAT | K_COMPLEX, TO_FLOAT},
@@ -73,11 +76,49 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_ISNAN] = {"isnan", K_ALL, BOOL_RESULT},
     [DLX_EW_ISINF] = {"isinf", K_ALL, BOOL_RESULT},
     [DLX_EW_ISFINITE] = {"isfinite", K_ALL, BOOL_RESULT},
+    [DLX_EW_SQRT] = {"sqrt", K_FLOAT, TO_FLOAT},
+    [DLX_EW_RSQRT] = {"rsqrt", K_FLOAT, TO_FLOAT},
+    [DLX_EW_EXP] = {"exp", K_FLOAT, TO_FLOAT},
+    [DLX_EW_EXP2] = {"exp2", K_FLOAT, TO_FLOAT},
+    [DLX_EW_EXPM1] = {"expm1", K_FLOAT, TO_FLOAT},
+    [DLX_EW_LOG] = {"log", K_FLOAT, TO_FLOAT},
+    [DLX_EW_LOG2] = {"log2", K_FLOAT, TO_FLOAT},
+    [DLX_EW_LOG10] = {"log10", K_FLOAT, TO_FLOAT},
+    [DLX_EW_LOG1P] = {"log1p", K_FLOAT, TO_FLOAT},
+    [DLX_EW_SIN] = {"sin", K_FLOAT, TO_FLOAT},
+    [DLX_EW_COS] = {"cos", K_FLOAT, TO_FLOAT},
+    [DLX_EW_TAN] = {"tan", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ASIN] = {"asin", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ACOS] = {"acos", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ATAN] = {"atan", K_FLOAT, TO_FLOAT},
+    [DLX_EW_SINH] = {"sinh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_COSH] = {"cosh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_TANH] = {"tanh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ASINH] = {"asinh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ACOSH] = {"acosh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ATANH] = {"atanh", K_FLOAT, TO_FLOAT},
+    [DLX_EW_SIGMOID] = {"sigmoid", K_FLOAT, TO_FLOAT},
+    [DLX_EW_ERF] = {"erf", K_FLOAT, TO_FLOAT},
+    [DLX_EW_CONJ] = {"conj", K_ALL, 0},
+    [DLX_EW_REAL] = {"real", K_ALL, PART_RESULT},
+    [DLX_EW_IMAG] = {"imag", K_ALL, PART_RESULT},
+    [DLX_EW_WHERE] = {"where", K_ALL, SKIP_FIRST},
+    [DLX_EW_CLAMP] = {"clamp", K_BOOL | K_INT | K_FLOAT, 0},
+    [DLX_EW_LERP] = {"lerp", K_FLOAT, TO_FLOAT},
+    [DLX_EW_NAN_TO_NUM] = {"nan_to_num", K_BOOL | K_INT | K_FLOAT, ONLY_FIRST},
 };
 
 const char *dlx_ew_name(dlx_ew_op op) { return ops[op].name; }
 
-int dlx_ew_arity(dlx_ew_op op) { return op < DLX_EW_FIRST_UNARY ? 2 : 1; }
+int dlx_ew_arity(dlx_ew_op op) {
+  if (op == DLX_EW_NAN_TO_NUM) return 4;
+  if (op >= DLX_EW_WHERE) return 3;
+  return op < DLX_EW_FIRST_UNARY ? 2 : 1;
+}
+
+dlx_dtype dlx_ew_input_dtype(dlx_ew_op op, int k, dlx_dtype compute) {
+  return op == DLX_EW_WHERE && k == 0 ? DLX_BOOL : compute;
+}
 
 static int kind_bit(dlx_kind kind) {
   switch (kind) {
@@ -120,6 +161,56 @@ static int promoted_dtype(const dlx_operand *a, const dlx_operand *b, dlx_dtype 
   return rc;
 }
 
+/* The dtype a weak scalar takes where no tensor joins it (where(mask, 1, 0)): dlx's default
+ * dtype of its kind. */
+static dlx_dtype default_dtype(dlx_kind kind) {
+  switch (kind) {
+  case DLX_KIND_BOOL:
+    return DLX_BOOL;
+  case DLX_KIND_INT:
+  case DLX_KIND_UINT:
+    return DLX_INT64;
+  case DLX_KIND_COMPLEX:
+    return DLX_COMPLEX64;
+  default:
+    return DLX_FLOAT32;
+  }
+}
+
+/* The promotion of in[first..last): the tensors promote together, then the weak scalars join
+ * them (the highest kind among them), and each scalar must fit the result. */
+static int promoted_dtype_n(dlx_ew_op op, const dlx_operand *in, int first, int last,
+                            dlx_dtype *out, dlx_error *err) {
+  bool any_tensor = false, any_scalar = false;
+  dlx_kind scalar_kind = DLX_KIND_BOOL;
+  dlx_dtype d = DLX_BOOL;
+  int rc = 0;
+  for (int k = 0; k < dlx_ew_arity(op); k++)
+    if (in[k].tensor != NULL) any_tensor = true;
+  if (!any_tensor)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: at least one operand must be a tensor", ops[op].name);
+  any_tensor = false;
+  for (int k = first; k < last && rc == 0; k++) {
+    if (in[k].tensor == NULL) {
+      if (!any_scalar || dlx_kind_rank(in[k].scalar.kind) > dlx_kind_rank(scalar_kind))
+        scalar_kind = in[k].scalar.kind;
+      any_scalar = true;
+    } else if (!any_tensor) {
+      rc = dlx_result_dtype(in[k].tensor->dtype, in[k].tensor->dtype, &d, err);
+      any_tensor = true;
+    } else {
+      rc = dlx_result_dtype(d, in[k].tensor->dtype, &d, err);
+    }
+  }
+  if (rc == 0 && any_scalar)
+    rc = any_tensor ? dlx_result_dtype_scalar(d, scalar_kind, &d, err)
+                    : (d = default_dtype(scalar_kind), 0);
+  for (int k = first; k < last && rc == 0; k++)
+    if (in[k].tensor == NULL) rc = dlx_check_scalar_fits(&in[k].scalar, d, err);
+  if (rc == 0) *out = d;
+  return rc;
+}
+
 static int unsupported(dlx_ew_op op, dlx_dtype compute, dlx_error *err) {
   return dlx_fail(err, DLX_TYPE_ERROR, "%s is not defined for %s operands", ops[op].name,
                   dtype_name(compute));
@@ -127,21 +218,47 @@ static int unsupported(dlx_ew_op op, dlx_dtype compute, dlx_error *err) {
 
 dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute) {
   if (ops[op].flags & BOOL_RESULT) return DLX_BOOL;
-  if (op == DLX_EW_ABS && dlx_dtype_kind(compute) == DLX_KIND_COMPLEX)
+  if ((ops[op].flags & PART_RESULT) && dlx_dtype_kind(compute) == DLX_KIND_COMPLEX)
     return compute == DLX_COMPLEX128 ? DLX_FLOAT64 : DLX_FLOAT32;
   return compute;
+}
+
+/* The compute and result dtypes once the operands have promoted to c. */
+static int op_dtypes(dlx_ew_op op, dlx_dtype c, dlx_dtype *compute, dlx_dtype *result,
+                     dlx_error *err) {
+  if ((ops[op].flags & TO_FLOAT) && dlx_kind_rank(dlx_dtype_kind(c)) < 2) c = DLX_FLOAT32;
+  if ((ops[op].kinds & kind_bit(dlx_dtype_kind(c))) == 0) return unsupported(op, c, err);
+  *compute = c;
+  *result = dlx_ew_result_of(op, c);
+  return 0;
 }
 
 int dlx_ew_dtypes(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, dlx_dtype *compute,
                   dlx_dtype *result, dlx_error *err) {
   dlx_dtype c;
   int rc = promoted_dtype(a, b, &c, err);
-  if (rc != 0) return rc;
-  if ((ops[op].flags & TO_FLOAT) && dlx_kind_rank(dlx_dtype_kind(c)) < 2) c = DLX_FLOAT32;
-  if ((ops[op].kinds & kind_bit(dlx_dtype_kind(c))) == 0) return unsupported(op, c, err);
-  *compute = c;
-  *result = dlx_ew_result_of(op, c);
-  return 0;
+  return rc != 0 ? rc : op_dtypes(op, c, compute, result, err);
+}
+
+int dlx_ew_dtypes_n(dlx_ew_op op, const dlx_operand *in, dlx_dtype *compute, dlx_dtype *result,
+                    dlx_error *err) {
+  int arity = dlx_ew_arity(op), first = 0, last = arity, rc;
+  dlx_dtype c;
+  if (arity <= 2)
+    return dlx_ew_dtypes(op, &in[0], arity == 2 ? &in[1] : NULL, compute, result, err);
+  if (ops[op].flags & SKIP_FIRST) {
+    first = 1;
+    if (in[0].tensor != NULL && dlx_dtype_is_storage_only(in[0].tensor->dtype))
+      return dlx_result_dtype(in[0].tensor->dtype, in[0].tensor->dtype, &c, err);
+  }
+  if (ops[op].flags & ONLY_FIRST) {
+    last = 1;
+    for (int k = 1; k < arity; k++)
+      if (in[k].tensor != NULL)
+        return dlx_fail(err, DLX_TYPE_ERROR, "%s: the values put in must be numbers", ops[op].name);
+  }
+  rc = promoted_dtype_n(op, in, first, last, &c, err);
+  return rc != 0 ? rc : op_dtypes(op, c, compute, result, err);
 }
 
 /* ---- shapes */
@@ -152,8 +269,6 @@ static void format_shape(const int64_t *shape, int32_t ndim, char *buf, size_t s
     used += (size_t)snprintf(buf + used, size - used, d ? ", %lld" : "%lld", (long long)shape[d]);
   if (used < size) snprintf(buf + used, size - used, "}");
 }
-
-static const int64_t no_dims[1] = {0};
 
 /* The NumPy broadcast of two shapes into out (ndim *out_ndim); -1 when they do not broadcast. */
 static int broadcast_shapes(const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
@@ -178,17 +293,22 @@ static int shape_error(const char *what, const int64_t *a, int32_t na, const int
 
 /* The shape of the result: the broadcast of the operands, which must broadcast to dst's shape
  * when there is a dst. */
-static int result_shape(const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,
-                        int64_t *shape, int32_t *ndim, dlx_error *err) {
-  const dlx_tensor *ta = a->tensor, *tb = b != NULL ? b->tensor : NULL;
-  int64_t joined[DLX_MAX_NDIM];
-  const int64_t *sa = ta ? ta->shape : no_dims, *sb = tb ? tb->shape : no_dims;
-  int32_t na = ta ? ta->ndim : 0, nb = tb ? tb->ndim : 0;
-  if (broadcast_shapes(sa, na, sb, nb, shape, ndim) != 0)
-    return shape_error("shapes %s and %s do not broadcast", sa, na, sb, nb, err);
+static int result_shape(const dlx_operand *in, int count, const dlx_tensor *dst, int64_t *shape,
+                        int32_t *ndim, dlx_error *err) {
+  int64_t joined[DLX_MAX_NDIM], so_far[DLX_MAX_NDIM];
+  int32_t n = 0;
+  *ndim = 0;
+  for (int k = 0; k < count; k++) {
+    const dlx_tensor *t = in[k].tensor;
+    if (t == NULL) continue;
+    memcpy(so_far, shape, (size_t)*ndim * sizeof shape[0]);
+    if (broadcast_shapes(so_far, *ndim, t->shape, t->ndim, shape, ndim) != 0)
+      return shape_error("shapes %s and %s do not broadcast", so_far, *ndim, t->shape, t->ndim,
+                         err);
+  }
   if (dst == NULL) return 0;
-  if (broadcast_shapes(shape, *ndim, dst->shape, dst->ndim, joined, &na) != 0 || na != dst->ndim ||
-      memcmp(joined, dst->shape, (size_t)na * sizeof joined[0]) != 0)
+  if (broadcast_shapes(shape, *ndim, dst->shape, dst->ndim, joined, &n) != 0 || n != dst->ndim ||
+      memcmp(joined, dst->shape, (size_t)n * sizeof joined[0]) != 0)
     return shape_error("the operands' shape %s does not broadcast to the destination's shape %s",
                        shape, *ndim, dst->shape, dst->ndim, err);
   memcpy(shape, dst->shape, (size_t)dst->ndim * sizeof shape[0]);
@@ -289,8 +409,8 @@ static int check_integer_errors(dlx_ew_op op, const dlx_operand *b, dlx_dtype co
 /* ---- the entry */
 
 typedef struct prepared {
-  dlx_operand in[2];
-  dlx_tensor views[2]; /* the tensor operands broadcast to the result's shape */
+  dlx_operand in[DLX_EW_MAX_INPUTS];
+  dlx_tensor views[DLX_EW_MAX_INPUTS]; /* the tensor operands broadcast to the result's shape */
   int count;
 } prepared;
 
@@ -305,14 +425,13 @@ static bool has_shape(const dlx_tensor *t, const int64_t *shape, int32_t ndim) {
 
 /* An operand that has the result's shape already is used as it is (its expand would be the same
  * view); the others become broadcast views. */
-static int broadcast_operands(prepared *p, const dlx_operand *a, const dlx_operand *b, int arity,
+static int broadcast_operands(prepared *p, const dlx_operand *given, int arity,
                               const int64_t *shape, int32_t ndim, dlx_error *err) {
-  const dlx_operand *given[2] = {a, b};
   p->count = 0;
   for (int i = 0; i < arity; i++) {
-    p->in[i] = *given[i];
-    if (given[i]->tensor == NULL || has_shape(given[i]->tensor, shape, ndim)) continue;
-    int rc = dlx_expand(&p->views[p->count], given[i]->tensor, shape, ndim, err);
+    p->in[i] = given[i];
+    if (given[i].tensor == NULL || has_shape(given[i].tensor, shape, ndim)) continue;
+    int rc = dlx_expand(&p->views[p->count], given[i].tensor, shape, ndim, err);
     if (rc != 0) {
       release(p);
       return rc;
@@ -357,10 +476,10 @@ static int check_destination(dlx_ew_op op, const dlx_tensor *dst, dlx_dtype resu
   return 0;
 }
 
-int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,
-                    dlx_tensor *out, dlx_error *err) {
+int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                      dlx_error *err) {
   int arity = dlx_ew_arity(op);
-  const dlx_tensor *tensors[3] = {a->tensor, arity == 2 ? b->tensor : NULL, dst};
+  const dlx_tensor *tensors[DLX_EW_MAX_INPUTS + 1];
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = 0;
   dlx_dtype compute, result;
@@ -368,9 +487,14 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
   dlx_tensor made;
   prepared p;
   const dlx_backend *backend = NULL;
-  int rc = check_devices(op, tensors, 3, &device, &backend, err);
-  if (rc == 0) rc = dlx_ew_dtypes(op, a, arity == 2 ? b : NULL, &compute, &result, err);
-  if (rc == 0) rc = result_shape(a, arity == 2 ? b : NULL, dst, shape, &ndim, err);
+  int rc;
+  for (int k = 0; k < arity; k++) tensors[k] = in[k].tensor;
+  tensors[arity] = dst;
+  rc = check_devices(op, tensors, arity + 1, &device, &backend, err);
+  if (rc == 0) rc = dlx_ew_dtypes_n(op, in, &compute, &result, err);
+  if (rc == 0 && backend == NULL)
+    rc = dlx_fail(err, DLX_TYPE_ERROR, "%s: at least one operand must be a tensor", ops[op].name);
+  if (rc == 0) rc = result_shape(in, arity, dst, shape, &ndim, err);
   if (rc == 0 && dst != NULL) rc = check_destination(op, dst, result, err);
   if (rc != 0) return rc;
   if (backend->elementwise == NULL) {
@@ -378,8 +502,8 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
     return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", ops[op].name,
                     dlx_device_format(device, name, sizeof name));
   }
-  if (arity == 2) rc = check_integer_errors(op, b, compute, err);
-  if (rc == 0) rc = broadcast_operands(&p, a, b, arity, shape, ndim, err);
+  if (arity == 2) rc = check_integer_errors(op, &in[1], compute, err);
+  if (rc == 0) rc = broadcast_operands(&p, in, arity, shape, ndim, err);
   if (rc != 0) return rc;
   if (dst != NULL) {
     if (dlx_tensor_numel(dst) > 0) rc = run_into(op, dst, &p, arity, compute, err);
@@ -393,4 +517,12 @@ int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, co
   }
   release(&p);
   return rc;
+}
+
+int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,
+                    dlx_tensor *out, dlx_error *err) {
+  dlx_operand in[2];
+  in[0] = *a;
+  if (dlx_ew_arity(op) == 2) in[1] = *b;
+  return dlx_elementwise_n(op, in, dst, out, err);
 }

@@ -53,10 +53,47 @@ typedef enum dlx_ew_op {
   DLX_EW_ISNAN,
   DLX_EW_ISINF,
   DLX_EW_ISFINITE,
+  /* unary math: bool and integer operands compute in float32 */
+  DLX_EW_SQRT,
+  DLX_EW_RSQRT,
+  DLX_EW_EXP,
+  DLX_EW_EXP2,
+  DLX_EW_EXPM1,
+  DLX_EW_LOG,
+  DLX_EW_LOG2,
+  DLX_EW_LOG10,
+  DLX_EW_LOG1P,
+  DLX_EW_SIN,
+  DLX_EW_COS,
+  DLX_EW_TAN,
+  DLX_EW_ASIN,
+  DLX_EW_ACOS,
+  DLX_EW_ATAN,
+  DLX_EW_SINH,
+  DLX_EW_COSH,
+  DLX_EW_TANH,
+  DLX_EW_ASINH,
+  DLX_EW_ACOSH,
+  DLX_EW_ATANH,
+  DLX_EW_SIGMOID,
+  DLX_EW_ERF,
+  /* the parts of complex values (real operands: themselves, and zeros for imag) */
+  DLX_EW_CONJ,
+  DLX_EW_REAL,
+  DLX_EW_IMAG,
+  /* ternary: where(cond, a, b), clamp(x, lo, hi), lerp(a, b, w) */
+  DLX_EW_WHERE,
+  DLX_EW_CLAMP,
+  DLX_EW_LERP,
+  /* nan_to_num(x, nan, posinf, neginf): four operands, the last three the values put in */
+  DLX_EW_NAN_TO_NUM,
   DLX_EW_NUM_OPS
 } dlx_ew_op;
 
 #define DLX_EW_FIRST_UNARY DLX_EW_NEG
+
+/* The most operands an op takes (nan_to_num). */
+#define DLX_EW_MAX_INPUTS 4
 
 /* An operand: a tensor, or a weak scalar (a Lua number, boolean or complex value) when tensor
  * is NULL. */
@@ -67,8 +104,13 @@ typedef struct dlx_operand {
 
 /* "add", "floor_divide", ...: the op's name in Lua and in messages. */
 const char *dlx_ew_name(dlx_ew_op op);
-/* 2 for binary ops, 1 for unary ones. */
+/* The number of operands: 1 for unary ops, 2 for binary ones, 3 for where, clamp and lerp, 4
+ * for nan_to_num. */
 int dlx_ew_arity(dlx_ew_op op);
+
+/* The dtype operand k of op is converted to when the op computes in `compute`: bool for where's
+ * condition, compute itself otherwise. */
+dlx_dtype dlx_ew_input_dtype(dlx_ew_op op, int k, dlx_dtype compute);
 
 /* The dtype of op's result when it computes in `compute`: bool for comparisons, logical ops and
  * the isnan family, the real dtype of abs of complex, else compute itself. */
@@ -81,6 +123,16 @@ dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute);
  * weak integer scalar that does not fit the dtype it joins. */
 int dlx_ew_dtypes(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, dlx_dtype *compute,
                   dlx_dtype *result, dlx_error *err);
+
+/* op on the dlx_ew_arity(op) operands in[], broadcast together as NumPy, with the rules of
+ * dlx_elementwise. The compute dtype is the promotion of the operands, except where's condition
+ * (converted to bool, as `~= 0`) and nan_to_num's values (converted to x's dtype). */
+int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                      dlx_error *err);
+
+/* The dtypes of dlx_elementwise_n's op on in[] (as dlx_ew_dtypes). */
+int dlx_ew_dtypes_n(dlx_ew_op op, const dlx_operand *in, dlx_dtype *compute, dlx_dtype *result,
+                    dlx_error *err);
 
 /* op on a (and b, NULL for unary ops), broadcast as NumPy.
  * - dst NULL: *out becomes a new C-contiguous tensor of the result dtype on the operands' device

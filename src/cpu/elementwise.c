@@ -1,4 +1,4 @@
-/* elementwise.c -- the CPU's elementwise engine: one strided walk over dst and up to two inputs
+/* elementwise.c -- the CPU's elementwise engine: one strided walk over dst and up to four inputs
  * (strided_iter.h), whose rows are processed in chunks. An operand that already has the
  * kernel's dtype and is contiguous (or one value) is handed to the kernel in place; any other
  * is cast or gathered a chunk at a time into a buffer on the stack with the cast loops of copy,
@@ -13,6 +13,7 @@
 #include "common/convert.h"
 #include "cpu/cast_loops.h"
 #include "cpu/elementwise_kernels.h"
+#include "cpu/elementwise_ternary.h"
 #include "cpu/kernels.h"
 #include "cpu/parallel.h"
 #include "cpu/strided_iter.h"
@@ -20,19 +21,24 @@
 /* Elements per chunk of a buffered row: with 16-byte complex128 a buffer is 8 KiB. */
 #define CHUNK 512
 
+#define NOPS (DLX_EW_MAX_INPUTS + 1)
+
 typedef struct ew_plan {
-  dlx_cpu_ew_kernel kernel;
+  dlx_cpu_ew_kernel kernel;     /* unary and binary ops */
+  dlx_cpu_ew_kernel_n kernel_n; /* ops of three or four operands */
   int nin;
-  dlx_dtype kdtype, kout; /* the kernel's operand and result dtypes */
-  int64_t ksize, koutsize;
+  dlx_dtype kout; /* the kernel's result dtype */
+  int64_t koutsize;
   dlx_strided it;
-  /* operand 0 is dst, 1 and 2 the inputs */
-  char *base[3];
-  int64_t size[3];
-  dlx_dtype dtype[3];
-  dlx_cpu_loop_fn load[3];         /* inputs: their dtype to kdtype (a raw copy when the same) */
-  dlx_cpu_loop_fn store;           /* kout to dst's dtype (a raw copy when the same) */
-  alignas(16) char scalars[2][16]; /* scalar inputs, already in kdtype */
+  /* operand 0 is dst, 1.. the inputs */
+  char *base[NOPS];
+  int64_t size[NOPS];
+  dlx_dtype dtype[NOPS];
+  dlx_dtype kin[NOPS];        /* inputs: the dtype the kernel takes them in */
+  int64_t kinsize[NOPS];      /* and its size */
+  dlx_cpu_loop_fn load[NOPS]; /* inputs: their dtype to kin (a raw copy when the same) */
+  dlx_cpu_loop_fn store;      /* kout to dst's dtype (a raw copy when the same) */
+  alignas(16) char scalars[DLX_EW_MAX_INPUTS][16]; /* scalar inputs, already in kin */
 } ew_plan;
 
 static dlx_cpu_loop_fn cast_or_copy(dlx_dtype from, dlx_dtype to) {
@@ -77,43 +83,56 @@ static bool aligned(const char *p, int64_t size) {
  * pointer and whether it stands for one value. */
 static const char *input_chunk(const ew_plan *p, int k, const char *src, int64_t step, int64_t m,
                                char *buf, bool *scalar) {
-  bool direct = p->dtype[k] == p->kdtype && aligned(src, p->ksize);
+  bool direct = p->dtype[k] == p->kin[k] && aligned(src, p->kinsize[k]);
   *scalar = step == 0;
-  if (direct && (step == 0 || step == p->ksize)) return src;
-  p->load[k](buf, (ptrdiff_t)p->ksize, src, (ptrdiff_t)step, *scalar ? 1 : m);
+  if (direct && (step == 0 || step == p->kinsize[k])) return src;
+  p->load[k](buf, (ptrdiff_t)p->kinsize[k], src, (ptrdiff_t)step, *scalar ? 1 : m);
   return buf;
+}
+
+/* The kernel on m elements whose inputs are in[] (scalar[k]: one value). */
+static void run_kernel(const ew_plan *p, char *out, const char *const *in, const bool *scalar,
+                       int64_t m) {
+  if (p->kernel_n != NULL) {
+    p->kernel_n(out, in, scalar, m);
+    return;
+  }
+  dlx_cpu_ew_mode mode = p->nin == 2 && scalar[0]   ? DLX_CPU_EW_SV
+                         : p->nin == 2 && scalar[1] ? DLX_CPU_EW_VS
+                                                    : DLX_CPU_EW_VV;
+  p->kernel(out, in[0], p->nin == 2 ? in[1] : NULL, m, mode);
 }
 
 /* n elements of one row: operand k starts at element pos[k] and moves by its inner stride. */
 static void run_row(const ew_plan *p, const int64_t *pos, int64_t n) {
-  alignas(16) char bufs[2][CHUNK * 16], obuf[CHUNK * 16];
-  int64_t step[3];
-  char *ptr[3];
+  alignas(16) char bufs[DLX_EW_MAX_INPUTS][CHUNK * 16], obuf[CHUNK * 16];
+  int64_t step[NOPS];
+  char *ptr[NOPS];
   bool out_direct, buffered = false;
   for (int k = 0; k <= p->nin; k++) {
     step[k] = dlx_strided_inner_stride(&p->it, k) * p->size[k];
     ptr[k] = p->base[k] + pos[k] * p->size[k];
-    if (k > 0 && step[k] != 0 && (step[k] != p->ksize || p->dtype[k] != p->kdtype)) buffered = true;
+    if (k > 0 && step[k] != 0 && (step[k] != p->kinsize[k] || p->dtype[k] != p->kin[k]))
+      buffered = true;
   }
   out_direct = p->dtype[0] == p->kout && step[0] == p->koutsize && aligned(ptr[0], p->koutsize);
   if (!out_direct) buffered = true;
   for (int64_t done = 0; done < n;) {
     int64_t m = buffered && n - done > CHUNK ? CHUNK : n - done;
-    const char *in[2] = {NULL, NULL};
-    bool scalar[2] = {false, false};
+    const char *in[DLX_EW_MAX_INPUTS] = {NULL};
+    bool scalar[DLX_EW_MAX_INPUTS] = {false}, all_scalar = true;
     char *out = out_direct ? ptr[0] + done * step[0] : obuf;
-    for (int k = 0; k < p->nin; k++)
+    for (int k = 0; k < p->nin; k++) {
       in[k] = input_chunk(p, k + 1, ptr[k + 1] + done * step[k + 1], step[k + 1], m, bufs[k],
                           &scalar[k]);
-    if (p->nin == 1 ? scalar[0] : scalar[0] && scalar[1]) {
+      all_scalar = all_scalar && scalar[k];
+    }
+    if (all_scalar) {
       /* every input is one value: compute it once, then repeat it */
-      p->kernel(obuf, in[0], in[1] != NULL ? in[1] : in[0], 1, DLX_CPU_EW_VV);
+      run_kernel(p, obuf, in, scalar, 1);
       p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, 0, m);
     } else {
-      dlx_cpu_ew_mode mode = p->nin == 2 && scalar[0]   ? DLX_CPU_EW_SV
-                             : p->nin == 2 && scalar[1] ? DLX_CPU_EW_VS
-                                                        : DLX_CPU_EW_VV;
-      p->kernel(out, in[0], in[1], m, mode);
+      run_kernel(p, out, in, scalar, m);
       if (!out_direct) p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, p->koutsize, m);
     }
     done += m;
@@ -177,20 +196,31 @@ static bool run_small(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in
   return true;
 }
 
+/* The kernels of op for kernel dtype kdtype into p; false when there is none. */
+static bool find_kernel(ew_plan *p, dlx_ew_op op, dlx_dtype kdtype) {
+  p->kernel = NULL;
+  p->kernel_n = NULL;
+  if (p->nin > 2) {
+    p->kernel_n = dlx_cpu_ew_ternary_kernel(op, kdtype);
+    return p->kernel_n != NULL;
+  }
+  p->kernel = dlx_cpu_ew_kernel_for(op, kdtype);
+  return p->kernel != NULL;
+}
+
 int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                         dlx_dtype compute, dlx_error *err) {
   ew_plan p;
   const int64_t *strides[DLX_STRIDED_MAX_OPS];
   int64_t offsets[DLX_STRIDED_MAX_OPS], bytes = 0;
+  /* where only moves values: it keeps float16 and bfloat16 as they are */
+  dlx_dtype kdtype = op == DLX_EW_WHERE ? compute : dlx_cpu_ew_kernel_dtype(compute);
   p.nin = dlx_ew_arity(op);
-  p.kdtype = dlx_cpu_ew_kernel_dtype(compute);
-  p.kout = dlx_ew_result_of(op, p.kdtype);
-  p.kernel = dlx_cpu_ew_kernel_for(op, p.kdtype);
-  if (p.kernel == NULL)
+  p.kout = dlx_ew_result_of(op, kdtype);
+  if (!find_kernel(&p, op, kdtype))
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: no CPU kernel for %s", dlx_ew_name(op),
                     dlx_dtype_info_of(compute)->name);
-  if (run_small(op, dst, in, p.kernel, p.kdtype, p.kout)) return 0;
-  p.ksize = dlx_itemsize(p.kdtype);
+  if (p.kernel != NULL && run_small(op, dst, in, p.kernel, kdtype, p.kout)) return 0;
   p.koutsize = dlx_itemsize(p.kout);
   p.store = cast_or_copy(p.kout, dst->dtype);
   p.base[0] = dst->buffer->data;
@@ -200,10 +230,12 @@ int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *
   offsets[0] = dst->offset;
   for (int k = 1; k <= p.nin; k++) {
     const dlx_operand *o = &in[k - 1];
+    p.kin[k] = dlx_ew_input_dtype(op, k - 1, kdtype);
+    p.kinsize[k] = dlx_itemsize(p.kin[k]);
     if (o->tensor == NULL) {
-      scalar_to_bytes(&o->scalar, p.kdtype, p.scalars[k - 1]);
+      scalar_to_bytes(&o->scalar, p.kin[k], p.scalars[k - 1]);
       p.base[k] = p.scalars[k - 1];
-      p.dtype[k] = p.kdtype;
+      p.dtype[k] = p.kin[k];
       strides[k] = zero_strides;
       offsets[k] = 0;
     } else {
@@ -213,7 +245,7 @@ int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *
       offsets[k] = o->tensor->offset;
     }
     p.size[k] = dlx_itemsize(p.dtype[k]);
-    p.load[k] = cast_or_copy(p.dtype[k], p.kdtype);
+    p.load[k] = cast_or_copy(p.dtype[k], p.kin[k]);
     bytes += p.size[k];
   }
   if (!dlx_strided_init(&p.it, dst->ndim, dst->shape, p.nin + 1, strides, offsets,

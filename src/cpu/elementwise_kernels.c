@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "common/convert.h"
+#include "cpu/elementwise_math.h"
 
 /* ---- loop shapes */
 
@@ -382,5 +383,5 @@ dlx_dtype dlx_cpu_ew_kernel_dtype(dlx_dtype compute) {
 
 dlx_cpu_ew_kernel dlx_cpu_ew_kernel_for(dlx_ew_op op, dlx_dtype kdtype) {
   if ((int)op < 0 || op >= DLX_EW_NUM_OPS || kdtype > DLX_COMPLEX128) return NULL;
-  return kernels[op][kdtype];
+  return kernels[op][kdtype] != NULL ? kernels[op][kdtype] : dlx_cpu_math_kernel(op, kdtype);
 }

@@ -1,4 +1,4 @@
-/* strided_iter.h -- walking up to three strided operands of the same shape.
+/* strided_iter.h -- walking up to five strided operands of the same shape.
  *
  * dlx_strided_init prepares the dims once: size-1 dims go, dims may be reordered (outer to
  * inner by operand 0's |stride|, the order that walks operand 0's memory forwards) with
@@ -13,7 +13,7 @@
 
 #include "core/tensor.h"
 
-#define DLX_STRIDED_MAX_OPS 3
+#define DLX_STRIDED_MAX_OPS 5
 
 enum {
   /* Sort dims by operand 0's |stride| and flip negative strides. Without it the walk keeps

@@ -3,7 +3,9 @@
  * (either operand may be a Lua number, boolean or complex table there), and the operators
  * + - * / // % ^ & | ~ << >> and unary - and ~ as metamethods of dlx.Tensor. Each function is
  * a closure whose upvalues are dlx.core's state (binding.h) and its op. `==` stays identity:
- * comparisons are the methods. */
+ * comparisons are the methods. The ops of three operands work the same way (clamp's bounds may
+ * be nil; where is a function only); nan_to_num takes its values from an options table. */
+#include <float.h>
 #include <stdio.h>
 
 #include "lua/binding.h"
@@ -33,94 +35,189 @@ static void check_operand(lua_State *L, int idx, dlx_ew_op op, dlx_operand *o) {
 }
 
 /* The first tensor among the operands, checked again after a collection (dlxl_reclaim). */
-static const dlx_tensor *first_tensor(const dlx_operand *a, const dlx_operand *b) {
-  return a->tensor != NULL ? a->tensor : b != NULL ? b->tensor : NULL;
+static const dlx_tensor *first_tensor(const dlx_operand *in, int count) {
+  for (int k = 0; k < count; k++)
+    if (in[k].tensor != NULL) return in[k].tensor;
+  return NULL;
 }
 
-/* Pushes op(a, b) as a new tensor. */
-static int push_result(lua_State *L, dlx_ew_op op, const dlx_operand *a, const dlx_operand *b) {
-  dlx_tensor *out = dlxl_newtensor(L); /* dlx_elementwise leaves it closed when it fails */
+/* An op and its operands, as the core takes them. */
+typedef struct call {
+  dlx_ew_op op;
+  dlx_operand in[DLX_EW_MAX_INPUTS];
+} call;
+
+/* Pushes the call's result as a new tensor. */
+static int push_result(lua_State *L, const call *c) {
+  dlx_tensor *out = dlxl_newtensor(L); /* dlx_elementwise_n leaves it closed when it fails */
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_elementwise(op, a, b, NULL, out, &err);
-  while (dlxl_reclaim(L, rc, &retried, first_tensor(a, b)));
+  do rc = dlx_elementwise_n(c->op, c->in, NULL, out, &err);
+  while (dlxl_reclaim(L, rc, &retried, first_tensor(c->in, dlx_ew_arity(c->op))));
   dlxl_check(L, rc, &err);
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }
 
-/* Writes op(a, b) into dst, the value at dst_idx, and returns it. */
-static int write_result(lua_State *L, dlx_ew_op op, const dlx_operand *a, const dlx_operand *b,
-                        const dlx_tensor *dst, int dst_idx) {
+/* Writes the call's result into dst, the value at dst_idx, and returns it. */
+static int write_result(lua_State *L, const call *c, const dlx_tensor *dst, int dst_idx) {
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_elementwise(op, a, b, dst, NULL, &err);
+  do rc = dlx_elementwise_n(c->op, c->in, dst, NULL, &err);
   while (dlxl_reclaim(L, rc, &retried, dst));
   dlxl_check(L, rc, &err);
   lua_pushvalue(L, dst_idx);
   return 1;
 }
 
-/* Reads the operands at 1 (and 2 for binary ops); returns the index after them. */
-static int check_operands(lua_State *L, dlx_ew_op op, dlx_operand *a, dlx_operand *b) {
-  check_operand(L, 1, op, a);
-  if (dlx_ew_arity(op) == 1) return 2;
-  check_operand(L, 2, op, b);
-  return 3;
+/* clamp(x, lo, hi) with a nil bound is maximum(x, lo) or minimum(x, hi); both nil is an error. */
+static void resolve_clamp(lua_State *L, call *c, int lo_idx) {
+  bool no_lo = lua_isnoneornil(L, lo_idx), no_hi = lua_isnoneornil(L, lo_idx + 1);
+  if (no_lo && no_hi) dlxl_error(L, DLX_TYPE_ERROR, "clamp: give min, max or both (both are nil)");
+  if (no_hi) {
+    c->op = DLX_EW_MAXIMUM;
+  } else if (no_lo) {
+    c->op = DLX_EW_MINIMUM;
+    c->in[1] = c->in[2];
+  }
+}
+
+/* Reads the operands from idx on into c (the first is the tensor at 1 when `self`); returns the
+ * index after them. */
+static int check_operands(lua_State *L, call *c, int idx, bool self) {
+  int arity = dlx_ew_arity(c->op);
+  for (int k = 0; k < arity; k++, idx++) {
+    if (k == 0 && self)
+      c->in[0].tensor = dlxl_checktensor(L, idx);
+    else if (c->op == DLX_EW_CLAMP && k > 0 && lua_isnoneornil(L, idx))
+      c->in[k].tensor = NULL; /* resolve_clamp replaces the op */
+    else
+      check_operand(L, idx, c->op, &c->in[k]);
+  }
+  if (c->op == DLX_EW_CLAMP) resolve_clamp(L, c, idx - 2);
+  return idx;
 }
 
 /* t:add(b) */
 static int ew_method(lua_State *L) {
-  dlx_ew_op op = op_of(L);
-  dlx_operand a, b;
-  a.tensor = dlxl_checktensor(L, 1);
-  if (dlx_ew_arity(op) == 2) check_operand(L, 2, op, &b);
-  return push_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL);
+  call c = {.op = op_of(L)};
+  check_operands(L, &c, 1, true);
+  return push_result(L, &c);
 }
 
 /* t:add_(b): t = t + b, returns t */
 static int ew_inplace(lua_State *L) {
-  dlx_ew_op op = op_of(L);
-  dlx_operand a, b;
-  a.tensor = dlxl_checktensor(L, 1);
-  if (dlx_ew_arity(op) == 2) check_operand(L, 2, op, &b);
-  return write_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL, a.tensor, 1);
+  call c = {.op = op_of(L)};
+  check_operands(L, &c, 1, true);
+  return write_result(L, &c, c.in[0].tensor, 1);
+}
+
+/* Reads {out =} (and the other known keys) of the options at idx of function fname: pushes the
+ * values of the count keys; returns the out tensor or NULL. */
+static const dlx_tensor *check_out(lua_State *L, int idx, const char *fname,
+                                   const char *const *known, int count) {
+  int others = dlxl_pushoptions(L, idx, known, count), found = 0, top = lua_gettop(L);
+  const dlx_tensor *dst;
+  for (int i = 0; i < count; i++) found += !lua_isnil(L, top - count + 1 + i);
+  if (others != 0) dlxl_checkoptions(L, idx, fname, known, found);
+  if (lua_isnil(L, top - count + 1)) return NULL; /* out is the first key */
+  dst = dlxl_totensor(L, top - count + 1);
+  if (dst == NULL)
+    dlxl_error(L, DLX_TYPE_ERROR, "%s: out must be a tensor, not a %s", fname,
+               dlxl_typename(L, top - count + 1));
+  return dlxl_checkopen(L, (dlx_tensor *)dst);
 }
 
 static const char *const function_options[] = {"out", NULL};
 
 /* dlx.add(a, b[, {out = c}]) */
 static int ew_function(lua_State *L) {
-  dlx_ew_op op = op_of(L);
-  dlx_operand a, b;
-  int opts = check_operands(L, op, &a, &b), others, out_idx;
+  call c = {.op = op_of(L)};
+  const char *name = dlx_ew_name(c.op);
+  int opts = check_operands(L, &c, 1, false);
   const dlx_tensor *dst;
-  if (lua_isnoneornil(L, opts)) return push_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL);
+  if (lua_isnoneornil(L, opts)) return push_result(L, &c);
   if (lua_type(L, opts) != LUA_TTABLE)
-    return dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {out =}, not a %s",
-                      dlx_ew_name(op), dlxl_typename(L, opts));
-  others = dlxl_pushoptions(L, opts, function_options, 1);
-  out_idx = lua_gettop(L);
-  if (others != 0)
-    dlxl_checkoptions(L, opts, dlx_ew_name(op), function_options, lua_isnil(L, out_idx) ? 0 : 1);
-  if (lua_isnil(L, out_idx)) return push_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL);
-  dst = dlxl_totensor(L, out_idx);
-  if (dst == NULL)
-    return dlxl_error(L, DLX_TYPE_ERROR, "%s: out must be a tensor, not a %s", dlx_ew_name(op),
-                      dlxl_typename(L, out_idx));
-  dlxl_checkopen(L, (dlx_tensor *)dst);
-  return write_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL, dst, out_idx);
+    return dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {out =}, not a %s", name,
+                      dlxl_typename(L, opts));
+  dst = check_out(L, opts, name, function_options, 1);
+  if (dst == NULL) return push_result(L, &c);
+  return write_result(L, &c, dst, lua_gettop(L));
 }
 
 /* The operators: Lua passes both operands (a unary operator gets its operand twice). */
 static int ew_operator(lua_State *L) {
-  dlx_ew_op op = op_of(L);
-  dlx_operand a, b;
-  check_operands(L, op, &a, &b);
-  return push_result(L, op, &a, dlx_ew_arity(op) == 2 ? &b : NULL);
+  call c = {.op = op_of(L)};
+  check_operands(L, &c, 1, false);
+  return push_result(L, &c);
 }
+
+/* ---- nan_to_num(t[, {nan =, posinf =, neginf =, out =}]) */
+
+/* The largest finite value of a float dtype (0 for others, whose elements are never replaced). */
+static double finite_max(dlx_dtype dtype) {
+  switch (dtype) {
+  case DLX_FLOAT16:
+    return 65504.0;
+  case DLX_BFLOAT16:
+    return 0x1.fep127;
+  case DLX_FLOAT32:
+    return FLT_MAX;
+  case DLX_FLOAT64:
+    return DBL_MAX;
+  default:
+    return 0;
+  }
+}
+
+static const char *const nan_to_num_options[] = {"out", "nan", "posinf", "neginf", NULL};
+
+/* The value of option `name` at idx, a number, or the default when nil. */
+static void nan_to_num_value(lua_State *L, int idx, const char *name, double fallback,
+                             dlx_scalar *s) {
+  if (lua_isnil(L, idx)) {
+    s->kind = DLX_KIND_FLOAT;
+    s->v.f = fallback;
+    return;
+  }
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    dlxl_error(L, DLX_TYPE_ERROR, "nan_to_num: %s must be a number, not a %s", name,
+               dlxl_typename(L, idx));
+  dlxl_checkscalar(L, idx, s);
+}
+
+/* mode 0: t:nan_to_num(opts), 1: t:nan_to_num_(opts), 2: dlx.nan_to_num(t, opts) */
+static int nan_to_num_call(lua_State *L, int mode) {
+  call c = {.op = DLX_EW_NAN_TO_NUM};
+  const dlx_tensor *dst = NULL;
+  double big;
+  int top;
+  c.in[0].tensor = dlxl_checktensor(L, 1);
+  big = finite_max(c.in[0].tensor->dtype);
+  if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TTABLE)
+    return dlxl_error(L, DLX_TYPE_ERROR,
+                      "nan_to_num: opts must be a table {nan =, posinf =, neginf =}, not a %s",
+                      dlxl_typename(L, 2));
+  lua_settop(L, 2);
+  if (lua_isnil(L, 2)) lua_newtable(L), lua_replace(L, 2);
+  dst = check_out(L, 2, "nan_to_num", nan_to_num_options, 4);
+  top = lua_gettop(L);
+  if (dst != NULL && mode != 2)
+    return dlxl_error(L, DLX_TYPE_ERROR, "nan_to_num: out is an option of dlx.nan_to_num only");
+  nan_to_num_value(L, top - 2, "nan", 0.0, &c.in[1].scalar);
+  nan_to_num_value(L, top - 1, "posinf", big, &c.in[2].scalar);
+  nan_to_num_value(L, top, "neginf", -big, &c.in[3].scalar);
+  c.in[1].tensor = c.in[2].tensor = c.in[3].tensor = NULL;
+  if (mode == 1) return write_result(L, &c, c.in[0].tensor, 1);
+  if (dst != NULL) return write_result(L, &c, dst, top - 3);
+  return push_result(L, &c);
+}
+
+static int nan_to_num_method(lua_State *L) { return nan_to_num_call(L, 0); }
+static int nan_to_num_inplace(lua_State *L) { return nan_to_num_call(L, 1); }
+static int nan_to_num_function(lua_State *L) { return nan_to_num_call(L, 2); }
 
 static void set_closure(lua_State *L, int state, lua_CFunction fn, dlx_ew_op op, const char *name) {
   lua_pushvalue(L, state);
@@ -129,9 +226,16 @@ static void set_closure(lua_State *L, int state, lua_CFunction fn, dlx_ew_op op,
   lua_setfield(L, -2, name);
 }
 
+/* Ops with no generic closures: where is a function only, nan_to_num has its own. */
+static bool generic(dlx_ew_op op) { return op != DLX_EW_NAN_TO_NUM; }
+static bool has_methods(dlx_ew_op op) { return op != DLX_EW_WHERE && op != DLX_EW_NAN_TO_NUM; }
+
 void dlxl_set_elementwise_methods(lua_State *L, int state) {
   char name[64];
+  set_closure(L, state, nan_to_num_method, DLX_EW_NAN_TO_NUM, "nan_to_num");
+  set_closure(L, state, nan_to_num_inplace, DLX_EW_NAN_TO_NUM, "nan_to_num_");
   for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+    if (!has_methods((dlx_ew_op)op)) continue;
     set_closure(L, state, ew_method, (dlx_ew_op)op, dlx_ew_name((dlx_ew_op)op));
     snprintf(name, sizeof name, "%s_", dlx_ew_name((dlx_ew_op)op));
     set_closure(L, state, ew_inplace, (dlx_ew_op)op, name);
@@ -139,8 +243,10 @@ void dlxl_set_elementwise_methods(lua_State *L, int state) {
 }
 
 void dlxl_set_elementwise_funcs(lua_State *L, int state) {
+  set_closure(L, state, nan_to_num_function, DLX_EW_NAN_TO_NUM, "nan_to_num");
   for (int op = 0; op < DLX_EW_NUM_OPS; op++)
-    set_closure(L, state, ew_function, (dlx_ew_op)op, dlx_ew_name((dlx_ew_op)op));
+    if (generic((dlx_ew_op)op))
+      set_closure(L, state, ew_function, (dlx_ew_op)op, dlx_ew_name((dlx_ew_op)op));
 }
 
 static const struct {

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/core.h"
 #include "cpu/elementwise_kernels.h"
+#include "cpu/elementwise_ternary.h"
 #include "cpu/parallel.h"
 #include "cpu_test_util.h"
 
@@ -28,19 +29,27 @@ static void test_every_accepted_op_has_a_kernel(void) {
     dlx_tensor t;
     dlx_error err;
     CHECK(dlx_tensor_empty(&t, shape, 1, (dlx_dtype)d, cpu, &err) == 0);
-    dlx_operand a = tensor_operand(&t), b = tensor_operand(&t);
+    dlx_operand in[DLX_EW_MAX_INPUTS];
     for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
       dlx_dtype compute, result;
-      if (dlx_ew_dtypes((dlx_ew_op)op, &a, dlx_ew_arity((dlx_ew_op)op) == 2 ? &b : NULL, &compute,
-                        &result, &err) != 0) {
+      bool found;
+      for (int k = 0; k < DLX_EW_MAX_INPUTS; k++) in[k] = tensor_operand(&t);
+      if (op == DLX_EW_NAN_TO_NUM) /* its values are numbers */
+        for (int k = 1; k < DLX_EW_MAX_INPUTS; k++) in[k].tensor = NULL;
+      if (dlx_ew_dtypes_n((dlx_ew_op)op, in, &compute, &result, &err) != 0) {
         CHECK_EQ_INT(err.code, DLX_TYPE_ERROR);
         continue;
       }
       accepted++;
-      if (dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) == NULL)
+      if (dlx_ew_arity((dlx_ew_op)op) > 2)
+        found = dlx_cpu_ew_ternary_kernel(
+            (dlx_ew_op)op, op == DLX_EW_WHERE ? compute : dlx_cpu_ew_kernel_dtype(compute));
+      else
+        found = dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) != NULL;
+      if (!found)
         fprintf(stderr, "no kernel: %s on %s\n", dlx_ew_name((dlx_ew_op)op),
                 dlx_dtype_info_of(compute)->name);
-      CHECK(dlx_cpu_ew_kernel_for((dlx_ew_op)op, dlx_cpu_ew_kernel_dtype(compute)) != NULL);
+      CHECK(found);
     }
     dlx_tensor_close(&t);
   }
@@ -147,8 +156,73 @@ static void test_devices(void) {
   free_buffer(b1);
 }
 
+/* A math op and where on a transposed view (the buffered path, rows split over two threads)
+ * give the same bytes as on a contiguous copy on one thread: an element's result depends on its
+ * value only, not on where a vector or a chunk starts. */
+static void test_math_and_where_layouts_and_threads(void) {
+  enum { ROWS = 300, COLS = 1700 };
+  int64_t shape[2] = {COLS, ROWS}, vshape[2] = {ROWS, COLS};
+  dlx_tensor base, at, copy, r1, r2, w1, w2;
+  dlx_error err;
+  CHECK(dlx_tensor_empty(&base, shape, 2, DLX_FLOAT32, cpu, &err) == 0);
+  float *v = base.buffer->data;
+  rng_state = 29;
+  for (int64_t i = 0; i < ROWS * COLS; i++) v[i] = (float)(rnd_unit() * 100 - 50);
+  v[7] = 0.0f;
+  CHECK(dlx_transpose(&at, &base, 0, 1, &err) == 0);
+  CHECK(dlx_tensor_empty(&copy, vshape, 2, DLX_FLOAT32, cpu, &err) == 0);
+  CHECK(dlx_copy(&copy, &at, &err) == 0);
+  dlx_operand ot = tensor_operand(&at), oc = tensor_operand(&copy);
+  dlx_operand where_t[3] = {ot, ot, {0}}, where_c[3] = {oc, oc, {0}};
+  where_t[2].scalar.kind = where_c[2].scalar.kind = DLX_KIND_FLOAT;
+  where_t[2].scalar.v.f = where_c[2].scalar.v.f = -1.0;
+  dlx_cpu_set_num_threads(2);
+  CHECK(dlx_elementwise(DLX_EW_EXP, &ot, NULL, NULL, &r1, &err) == 0);
+  CHECK(dlx_elementwise_n(DLX_EW_WHERE, where_t, NULL, &w1, &err) == 0);
+  dlx_cpu_set_num_threads(1);
+  CHECK(dlx_elementwise(DLX_EW_EXP, &oc, NULL, NULL, &r2, &err) == 0);
+  CHECK(dlx_elementwise_n(DLX_EW_WHERE, where_c, NULL, &w2, &err) == 0);
+  dlx_cpu_set_num_threads(0);
+  CHECK(memcmp(r1.buffer->data, r2.buffer->data, (size_t)dlx_tensor_nbytes(&r1)) == 0);
+  CHECK(memcmp(w1.buffer->data, w2.buffer->data, (size_t)dlx_tensor_nbytes(&w1)) == 0);
+  const float *cv = copy.buffer->data, *wv = w1.buffer->data;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < ROWS * COLS; i++)
+    if (wv[i] != (cv[i] != 0 ? cv[i] : -1.0f)) wrong++;
+  CHECK_EQ_INT(wrong, 0);
+  dlx_tensor *all[] = {&base, &at, &copy, &r1, &r2, &w1, &w2};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dlx_tensor_close(all[i]);
+}
+
+/* The new ops reach the same device checks: a backend without the entry, two devices. */
+static void test_devices_of_math_and_ternary_ops(void) {
+  int64_t shape[1] = {4}, strides[1] = {1};
+  dlx_backend without = dlx_cpu_backend;
+  dlx_buffer *b0 = new_buffer(16), *b1 = new_buffer(16);
+  dlx_error err;
+  dlx_tensor out;
+  without.elementwise = NULL;
+  b1->device.device_id = 1;
+  dlx_tensor t0 = make_tensor(b0, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_tensor t1 = make_tensor(b1, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_operand three[3] = {tensor_operand(&t0), tensor_operand(&t0), tensor_operand(&t1)};
+  CHECK(dlx_elementwise_n(DLX_EW_WHERE, three, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "different devices") != NULL);
+  b0->backend = &without;
+  three[2] = tensor_operand(&t0);
+  CHECK(dlx_elementwise_n(DLX_EW_LERP, three, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "lerp is not implemented on cpu") != NULL);
+  CHECK(dlx_elementwise(DLX_EW_EXP, &three[0], NULL, NULL, &out, &err) == DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "exp is not implemented on cpu") != NULL);
+  b0->backend = &dlx_cpu_backend;
+  free_buffer(b0);
+  free_buffer(b1);
+}
+
 int main(void) {
   test_devices();
+  test_devices_of_math_and_ternary_ops();
+  test_math_and_where_layouts_and_threads();
   test_every_accepted_op_has_a_kernel();
   test_misaligned_operands();
   test_strided_cast_rows_and_threads();
