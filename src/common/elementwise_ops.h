@@ -283,9 +283,7 @@ DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * 
 DLX_EWK_FLOAT(float32, float, DLX_EWK_F)
 DLX_EWK_FLOAT(float64, double, DLX_EWK_DOUBLE_FN)
 
-/* ---- complex: Smith's division (as NumPy); pow as exp(y log x), the definition C's cpow
- * follows, written out since OpenCL C and CUDA have no complex library (it may differ from the
- * CPU's cpow in the last bits, as the float pow of each device may). */
+/* ---- complex: Smith's division (as NumPy); pow below */
 
 #define DLX_EWK_COMPLEX(n, C, R, F)                                                                \
   DLX_SHARED C dlx_ewk_add_##n(C a, C b) { return C##_of(a.re + b.re, a.im + b.im); }              \
@@ -304,17 +302,6 @@ DLX_EWK_FLOAT(float64, double, DLX_EWK_DOUBLE_FN)
     rat = b.re / b.im;                                                                             \
     scl = (R)1 / (b.im + b.re * rat);                                                              \
     return C##_of((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                           \
-  }                                                                                                \
-  DLX_SHARED C dlx_ewk_pow_##n(C a, C b) {                                                         \
-    R lre, lim, wre, wim, r;                                                                       \
-    if (b.re == 0 && b.im == 0) return C##_of(1, 0);                                               \
-    if (a.re == 0 && a.im == 0) return C##_of(0, 0);                                               \
-    lre = F(log)(F(hypot)(a.re, a.im));                                                            \
-    lim = F(atan2)(a.im, a.re);                                                                    \
-    wre = b.re * lre - b.im * lim;                                                                 \
-    wim = b.re * lim + b.im * lre;                                                                 \
-    r = F(exp)(wre);                                                                               \
-    return C##_of(r * F(cos)(wim), r * F(sin)(wim));                                               \
   }                                                                                                \
   DLX_SHARED uint8_t dlx_ewk_nonzero_##n(C a) { return a.re != 0 || a.im != 0; }                   \
   DLX_SHARED uint8_t dlx_ewk_eq_##n(C x, C y) { return x.re == y.re && x.im == y.im; }             \
@@ -341,6 +328,26 @@ DLX_EWK_FLOAT(float64, double, DLX_EWK_DOUBLE_FN)
 
 DLX_EWK_COMPLEX(complex64, dlx_c64, float, DLX_EWK_F)
 DLX_EWK_COMPLEX(complex128, dlx_c128, double, DLX_EWK_DOUBLE_FN)
+
+/* pow as exp(y log x), the definition C's cpow follows, written out since OpenCL C and CUDA have
+ * no complex library; complex64 computes it in double precision and rounds each part once. It
+ * may differ from the CPU's cpow in the last bits, as each device's float pow may. */
+DLX_SHARED dlx_c128 dlx_ewk_pow_complex128(dlx_c128 a, dlx_c128 b) {
+  double lre, lim, wre, wim, r;
+  if (b.re == 0 && b.im == 0) return dlx_c128_of(1, 0);
+  if (a.re == 0 && a.im == 0) return dlx_c128_of(0, 0);
+  lre = log(hypot(a.re, a.im));
+  lim = atan2(a.im, a.re);
+  wre = b.re * lre - b.im * lim;
+  wim = b.re * lim + b.im * lre;
+  r = exp(wre);
+  return dlx_c128_of(r * cos(wim), r * sin(wim));
+}
+
+DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
+  dlx_c128 r = dlx_ewk_pow_complex128(dlx_c128_of(a.re, a.im), dlx_c128_of(b.re, b.im));
+  return dlx_c64_of((float)r.re, (float)r.im);
+}
 
 /* ---- which ops each kernel dtype has: X(op code, element function, leading argument) */
 
