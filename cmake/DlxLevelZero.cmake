@@ -10,7 +10,9 @@
 # in the library as a byte array (dlx_ze_spirv). clang 14's built-in declarations lack Intel's
 # sub-group shuffles, hence its full header opencl-c.h instead. The kernels are emitted
 # unoptimised: the driver's compiler optimises them, and llvm-spirv 14 cannot translate what
-# LLVM 14's optimiser makes of them (odd-width integers, freeze).
+# LLVM 14's optimiser makes of them (odd-width integers, freeze). float32 division is asked to
+# be correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt, here and in zeModuleCreate's
+# build flags), as the CPU's: the elementwise ops must give its results.
 #
 # Included from the root CMakeLists.txt once dlx_objects exists, before the targets that link it
 # (its tests are in tests/CMakeLists.txt); also run as a script
@@ -61,7 +63,8 @@ if(DLX_WITH_LEVEL_ZERO)
   # clang's own depfile tracks the headers the kernels include (src/common/convert.h among them).
   add_custom_command(
     OUTPUT ${ze_bin}/dlx_kernels.spv
-    COMMAND ${DLX_ZE_CLANG} -c -target spir64 -cl-std=CL1.2 -O0 -Xclang -disable-O0-optnone
+    COMMAND ${DLX_ZE_CLANG} -c -target spir64 -cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt
+            -O0 -Xclang -disable-O0-optnone
             -Xclang -include -Xclang opencl-c.h -DDLX_ZE_REQUIRE_SUBGROUPS -Wall -Wextra -Werror
             -emit-llvm
             -I${ze_src}/kernels/shim -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR}/include

@@ -4,7 +4,7 @@
 local h = require "spec.helper"
 local R = require "spec.elementwise_ref"
 local dlx = h.dlx
--- Only the CPU has elementwise kernels so far (CUDA and Level Zero raise a DeviceError).
+-- The CPU is the reference here; the GPUs are compared with it in spec/elementwise_device.lua.
 dlx.set_default_device("cpu")
 
 local INF, NAN = math.huge, 0 / 0

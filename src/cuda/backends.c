@@ -53,6 +53,7 @@ const dlx_backend dlx_cuda_backend = {
     .copy = dlx_cuda_copy_tensor,
     .fill = dlx_cuda_fill_tensor,
     .reduce = dlx_cuda_reduce_tensor,
+    .elementwise = dlx_cuda_elementwise_tensor,
     .synchronize = device_synchronize,
     .copy_bytes_host = dlx_cuda_copy_bytes_host,
     .copy_bytes_device = dlx_cuda_copy_bytes_device,
@@ -91,6 +92,12 @@ static int host_like_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t di
   return rc != 0 ? rc : dlx_cpu_backend.reduce(op, src, dims, dst, err);
 }
 
+static int host_like_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                                 dlx_dtype compute, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.elementwise(op, dst, in, compute, err);
+}
+
 static int host_like_synchronize(int32_t device_id, dlx_error *err) {
   (void)device_id;
   return wait_all_devices(err);
@@ -126,6 +133,7 @@ const dlx_backend dlx_cuda_host_backend = {
     .copy = host_like_copy,
     .fill = host_like_fill,
     .reduce = host_like_reduce,
+    .elementwise = host_like_elementwise,
     .synchronize = host_like_synchronize,
 };
 
@@ -158,6 +166,7 @@ const dlx_backend dlx_cuda_managed_backend = {
     .copy = host_like_copy,
     .fill = host_like_fill,
     .reduce = host_like_reduce,
+    .elementwise = host_like_elementwise,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

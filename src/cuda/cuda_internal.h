@@ -42,7 +42,8 @@ void dlx_cuda_pool_free(int32_t device_id, void *ptr);
 /* The stream operations of dlx_cuda_backend (streams.c). */
 extern const dlx_stream_ops dlx_cuda_stream_ops;
 
-/* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c and reduce.c. */
+/* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c, reduce.c and
+ * elementwise.c. */
 size_t dlx_cuda_memory_allocated(int32_t device_id);
 size_t dlx_cuda_memory_cached(int32_t device_id);
 int dlx_cuda_empty_cache(dlx_error *err);
@@ -52,6 +53,8 @@ int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error
 int dlx_cuda_fill_tensor(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
 int dlx_cuda_reduce_tensor(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                            const dlx_tensor *dst, dlx_error *err);
+int dlx_cuda_elementwise_tensor(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                                dlx_dtype compute, dlx_error *err);
 int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
                              bool to_device, dlx_error *err);
 int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,

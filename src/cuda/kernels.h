@@ -70,6 +70,31 @@ int dlx_cuda_spin(int64_t cycles, void *stream);
 int dlx_cuda_reduce(int op, const void *src, int src_dtype, int64_t outer, int64_t extent,
                     int64_t inner, void *dst, int dst_dtype, void *stream);
 
+/* An elementwise op (src/common/elementwise_ops.h): dst = op(in[0], in[1]) over one shape,
+ * strides in elements, any sign (0 for broadcast inputs). in[k] NULL: the input is value[k],
+ * already in the kernel dtype. Inputs are cast from in_dtype[k] to kdtype on load, the result
+ * (kout, op's result in kdtype) to dst_dtype on store. */
+typedef struct dlx_cuda_ew_params {
+  int op; /* enum dlx_ewk_op */
+  int nin;
+  int kdtype; /* enum dlx_ewk_dtype */
+  int kout;
+  int dst_dtype;
+  int in_dtype[2];
+  int32_t ndim;
+  int64_t numel;
+  int64_t shape[DLX_CUDA_MAX_DIMS];
+  int64_t dst_strides[DLX_CUDA_MAX_DIMS];
+  int64_t in_strides[2][DLX_CUDA_MAX_DIMS];
+  void *dst;
+  const void *in[2];
+  double value[2][2]; /* 16 bytes each, aligned for every kernel dtype */
+} dlx_cuda_ew_params;
+
+/* Contiguous operands of the kernel dtype (and dst of kout) take vectorised kernels, any other
+ * request one strided kernel that casts on load and store. */
+int dlx_cuda_elementwise(const dlx_cuda_ew_params *p, void *stream);
+
 /* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
  * allocator of the current device, for the given stream (allocator.c). */
 void *dlx_cuda_scratch_alloc(size_t nbytes, void *stream);

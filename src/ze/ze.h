@@ -67,6 +67,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_FILL,
   DLX_ZE_REDUCE_PARTIAL,
   DLX_ZE_REDUCE_FINISH,
+  DLX_ZE_ELEMENTWISE,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -84,6 +85,9 @@ typedef struct dlx_ze_device {
   pthread_mutex_t lock;    /* one operation at a time on the list, the event and the kernels */
   atomic_size_t allocated; /* bytes of live device allocations (dlx.memory_allocated) */
 } dlx_ze_device;
+
+/* Bytes of dlx_ze_device.args: the largest argument block of ze_args.h fits. */
+#define DLX_ZE_ARGS_SIZE 2048
 
 /* The loader's functions, or NULL when it could not be opened (then there are no devices). */
 const dlx_ze_api *dlx_ze_api_get(void);

@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "backends/builtin.h"
+#include "common/elementwise_host.h"
 #include "core/alloc.h"
 #include "core/backend.h"
+#include "core/device.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -16,8 +18,10 @@ _Static_assert(DLX_ZE_OP_SUM == DLX_REDUCE_SUM && DLX_ZE_OP_PROD == DLX_REDUCE_P
                    DLX_ZE_OP_ANY == DLX_REDUCE_ANY,
                "the kernels' reduction numbers must be dlx_reduce_op's");
 _Static_assert(DLX_ZE_MAX_NDIM == DLX_MAX_NDIM, "the kernels take tensors of any dlx ndim");
-_Static_assert(sizeof(dlx_ze_copy_args) <= sizeof(dlx_ze_reduce_args) &&
-                   sizeof(dlx_ze_fill_args) <= sizeof(dlx_ze_reduce_args),
+_Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_fill_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_reduce_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_ew_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
 
 /* Grid-stride kernels need no more groups than this to keep a GPU busy. */
@@ -413,6 +417,72 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
   return rc;
 }
 
+/* ---- elementwise ops */
+
+/* The simplify of copies for dst and both inputs of an elementwise op (byte strides). */
+static int64_t simplify3(int64_t *shape, int64_t *d, int64_t *x, int64_t *y, int32_t ndim) {
+  int64_t n = 0;
+  for (int32_t k = 0; k < ndim; k++) {
+    if (shape[k] == 1) continue;
+    if (n > 0 && d[n - 1] == d[k] * shape[k] && x[n - 1] == x[k] * shape[k] &&
+        y[n - 1] == y[k] * shape[k]) {
+      shape[n - 1] *= shape[k];
+      d[n - 1] = d[k];
+      x[n - 1] = x[k];
+      y[n - 1] = y[k];
+      continue;
+    }
+    shape[n] = shape[k];
+    d[n] = d[k];
+    x[n] = x[k];
+    y[n] = y[k];
+    n++;
+  }
+  return n;
+}
+
+/* One kernel for every op, dtype and layout (src/ze/kernels/elementwise.cl): the inputs are cast
+ * to the kernel dtype as they are loaded, scalars travel in the argument block, converted on
+ * the host with the CPU's rules, and the result is cast to dst's dtype as it is stored. */
+static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                          dlx_dtype compute, dlx_error *err) {
+  dlx_ze_device *dev = device_of(dst);
+  dlx_ze_ew_args a;
+  dlx_dtype kdtype = dlx_ewk_kernel_dtype(compute);
+  int64_t dsize = dlx_itemsize(dst->dtype);
+  void *ptrs[3] = {first_element(dst), dev->args, dev->args}; /* unread pointers: the block */
+  char name[48];
+  int code, rc = dlx_ewk_check(
+                op, kdtype, dlx_device_format(dst->buffer->device, name, sizeof name), &code, err);
+  if (rc != 0) return rc;
+  memset(&a, 0, sizeof a);
+  a.n = dlx_tensor_numel(dst);
+  a.op = code;
+  a.nin = dlx_ew_arity(op);
+  a.kdtype = kdtype;
+  a.kout = dlx_ew_result_of(op, kdtype);
+  a.dst_dtype = dst->dtype;
+  for (int k = 0; k < 2; k++) {
+    const dlx_tensor *t = k < a.nin ? in[k].tensor : NULL;
+    a.in_dtype[k] = t != NULL ? t->dtype : kdtype;
+    a.in_scalar[k] = t == NULL;
+    if (k < a.nin && t == NULL) rc = value_bytes(kdtype, &in[k].scalar, a.scalar[k], err);
+    if (rc != 0) return rc;
+    if (t != NULL) ptrs[k + 1] = first_element(t);
+    for (int32_t d = 0; t != NULL && d < dst->ndim; d++)
+      a.in_strides[k][d] = t->strides[d] * dlx_itemsize(t->dtype);
+  }
+  for (int32_t d = 0; d < dst->ndim; d++) {
+    a.shape[d] = dst->shape[d];
+    a.dst_strides[d] = dst->strides[d] * dsize;
+  }
+  a.ndim = simplify3(a.shape, a.dst_strides, a.in_strides[0], a.in_strides[1], dst->ndim);
+  pthread_mutex_lock(&dev->lock);
+  rc = launch(dev, DLX_ZE_ELEMENTWISE, groups_for(a.n), &a, sizeof a, ptrs, 3, err);
+  pthread_mutex_unlock(&dev->lock);
+  return rc;
+}
+
 /* ---- DLPack import */
 
 /* Asks the driver which device owns the producer's pointer: the id a producer writes into a
@@ -436,6 +506,7 @@ const dlx_backend dlx_ze_backend = {
     .copy = ze_copy,
     .fill = ze_fill,
     .reduce = ze_reduce,
+    .elementwise = ze_elementwise,
     .synchronize = NULL, /* every entry waits for its commands before it returns */
     .copy_bytes_host = ze_copy_bytes_host,
     .copy_bytes_device = ze_copy_bytes_device,

@@ -36,6 +36,7 @@ static const char *const kernel_names[DLX_ZE_NUM_KERNELS] = {
     [DLX_ZE_FILL] = DLX_ZE_KERNEL_FILL,
     [DLX_ZE_REDUCE_PARTIAL] = DLX_ZE_KERNEL_REDUCE_PARTIAL,
     [DLX_ZE_REDUCE_FINISH] = DLX_ZE_KERNEL_REDUCE_FINISH,
+    [DLX_ZE_ELEMENTWISE] = DLX_ZE_KERNEL_ELEMENTWISE,
 };
 
 /* The loader is never closed: drivers may keep threads of their own until the process ends. */
@@ -75,7 +76,7 @@ static bool open_device(dlx_ze_device *dev) {
   if (api.zeEventPoolCreate(dev->context, &pool, 1, &dev->device, &dev->pool) ==
       ZE_RESULT_SUCCESS) {
     if (api.zeEventCreate(dev->pool, &event, &dev->done) == ZE_RESULT_SUCCESS) {
-      if (api.zeMemAllocHost(dev->context, &host, sizeof(dlx_ze_reduce_args), 64, &dev->args) ==
+      if (api.zeMemAllocHost(dev->context, &host, DLX_ZE_ARGS_SIZE, 64, &dev->args) ==
           ZE_RESULT_SUCCESS) {
         pthread_mutex_init(&dev->lock, NULL);
         return true;
@@ -227,7 +228,9 @@ static int build_module(dlx_ze_device *dev, dlx_error *err) {
                            .format = ZE_MODULE_FORMAT_IL_SPIRV,
                            .inputSize = dlx_ze_spirv_size,
                            .pInputModule = dlx_ze_spirv,
-                           .pBuildFlags = ""};
+                           /* float32 division correctly rounded, as on the CPU (OpenCL
+                            * allows 2.5 ulp without it) */
+                           .pBuildFlags = "-cl-fp32-correctly-rounded-divide-sqrt"};
   ze_module_build_log_handle_t log = NULL;
   ze_result_t rc = api.zeModuleCreate(dev->context, dev->device, &desc, &dev->module, &log);
   if (rc != ZE_RESULT_SUCCESS) {

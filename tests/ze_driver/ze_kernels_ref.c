@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backends/builtin.h"
+#include "common/elementwise_host.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
@@ -86,6 +87,23 @@ static void finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
     *hi = (size_t)(a->n_out * size_of(a->dst_dtype));
   } else {
     reduce_extent(args, i, lo, hi);
+  }
+}
+
+static bool computable(int64_t dtype);
+
+/* Inputs that are scalars are not read (their pointer is the argument block, 0 bytes). */
+static void ew_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_ew_args *a = args[3];
+  if (i == 3) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else if (i == 0) {
+    walk_extent(a->n, a->ndim, a->shape, a->dst_strides, size_of(a->dst_dtype), lo, hi);
+  } else if (i > a->nin || a->in_scalar[i - 1]) {
+    *lo = *hi = 0;
+  } else {
+    walk_extent(a->n, a->ndim, a->shape, a->in_strides[i - 1], size_of(a->in_dtype[i - 1]), lo, hi);
   }
 }
 
@@ -217,12 +235,98 @@ static const char *run_reduce_finish(void *const *args, uint32_t groups) {
   return NULL;
 }
 
+/* A scalar input's bytes (in the kernel dtype) as the value the CPU backend takes. */
+static dlx_scalar scalar_of(const dlx_ze_u64 *words, int64_t kdtype) {
+  dlx_scalar s;
+  char bytes[16];
+  memcpy(bytes, words, sizeof bytes);
+  memset(&s, 0, sizeof s);
+  s.kind = dlx_dtype_kind((dlx_dtype)kdtype);
+  switch (s.kind) {
+  case DLX_KIND_BOOL:
+    s.v.b = bytes[0] != 0;
+    break;
+  case DLX_KIND_INT: {
+    int64_t v = 0;
+    int64_t size = size_of(kdtype);
+    memcpy(&v, bytes, (size_t)size); /* little-endian, then sign-extended */
+    s.v.i = size < 8 ? (int64_t)((uint64_t)v << (64 - 8 * size)) >> (64 - 8 * size) : v;
+    break;
+  }
+  case DLX_KIND_UINT:
+    memcpy(&s.v.u, bytes, (size_t)size_of(kdtype));
+    break;
+  case DLX_KIND_COMPLEX:
+    if (kdtype == DLX_COMPLEX64) {
+      float parts[2];
+      memcpy(parts, bytes, sizeof parts);
+      s.v.c[0] = parts[0];
+      s.v.c[1] = parts[1];
+    } else {
+      memcpy(s.v.c, bytes, sizeof s.v.c);
+    }
+    break;
+  default:
+    if (kdtype == DLX_FLOAT32) {
+      float f;
+      memcpy(&f, bytes, sizeof f);
+      s.v.f = f;
+    } else {
+      memcpy(&s.v.f, bytes, sizeof s.v.f);
+    }
+    break;
+  }
+  return s;
+}
+
+static const char *run_elementwise(void *const *args, uint32_t groups) {
+  const dlx_ze_ew_args *a = args[3];
+  dlx_tensor dst, t[2];
+  dlx_operand in[2];
+  int op = -1, wrapped = 0;
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  for (int o = 0; o < DLX_EW_NUM_OPS && op < 0; o++)
+    if (dlx_ewk_op_of((dlx_ew_op)o) == a->op) op = o;
+  if (op < 0 || a->nin != dlx_ew_arity((dlx_ew_op)op)) return "unknown op or wrong arity";
+  if (!computable(a->kdtype) || a->kdtype != dlx_ewk_kernel_dtype((dlx_dtype)a->kdtype) ||
+      dlx_ewk_result((int)a->op, (int)a->kdtype) == DLX_EWK_RESULT_NONE)
+    return "op not defined for the kernel dtype";
+  if (a->kout != dlx_ew_result_of((dlx_ew_op)op, (dlx_dtype)a->kdtype)) return "wrong kout";
+  if (!computable(a->dst_dtype)) return "dst dtype not computable";
+  memset(in, 0, sizeof in);
+  memset(t, 0, sizeof t);
+  for (int k = 0; k < a->nin && why == NULL; k++) {
+    if (a->in_scalar[k]) {
+      in[k].scalar = scalar_of(a->scalar[k], a->kdtype);
+    } else if (!computable(a->in_dtype[k]) || wrap(&t[k], args[k + 1], (dlx_dtype)a->in_dtype[k],
+                                                   a->ndim, a->shape, a->in_strides[k]) != 0) {
+      why = "an input of a bad dtype or strides";
+    } else {
+      in[k].tensor = &t[k];
+      wrapped |= 1 << k;
+    }
+  }
+  if (why == NULL &&
+      wrap(&dst, args[0], (dlx_dtype)a->dst_dtype, a->ndim, a->shape, a->dst_strides) != 0)
+    why = "dst strides that are not whole elements";
+  else if (why == NULL) {
+    if (dlx_cpu_backend.elementwise((dlx_ew_op)op, &dst, in, (dlx_dtype)a->kdtype, NULL) != 0)
+      why = "the CPU backend refused the op";
+    dlx_tensor_close(&dst);
+  }
+  for (int k = 0; k < 2; k++)
+    if (wrapped & (1 << k)) dlx_tensor_close(&t[k]);
+  return why;
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
     {DLX_ZE_KERNEL_FILL, 2, fill_extent, run_fill},
     {DLX_ZE_KERNEL_REDUCE_PARTIAL, 3, reduce_extent, run_reduce_partial},
     {DLX_ZE_KERNEL_REDUCE_FINISH, 3, finish_extent, run_reduce_finish},
+    {DLX_ZE_KERNEL_ELEMENTWISE, 4, ew_extent, run_elementwise},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -1,8 +1,10 @@
 /* test_ze_kernels.c -- the Level Zero backend's OpenCL C kernels (src/ze/kernels/dlx_kernels.cl)
  * run by an OpenCL CPU device against dlx's CPU backend on random inputs: every pair of
  * computable dtypes for the casts (random bytes: NaN payloads, inf, subnormals, huge values),
- * bit-for-bit copies, fills, and every reduction of every dtype over odd shapes with permuted,
- * sliced and negative strides, with one and several chunks per output (the second pass). Memory
+ * bit-for-bit copies, fills, every reduction of every dtype over odd shapes with permuted,
+ * sliced and negative strides, with one and several chunks per output (the second pass), and
+ * every elementwise op of every dtype (inputs of other dtypes, broadcast and scalar inputs,
+ * outputs of other dtypes, all in such layouts). Memory
  * is OpenCL shared virtual memory, so that kernels get interior pointers exactly as Level Zero
  * USM gives them.
  *
@@ -23,6 +25,7 @@
 
 #include "backends/builtin.h"
 #include "check.h"
+#include "common/elementwise_host.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/ops.h"
@@ -86,8 +89,9 @@ static int build_program(int subgroup_size) {
     program = clCreateProgramWithSource(context, 1, (const char **)&source, NULL, &rc);
     free(source);
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -I%s/src/ze/kernels/shim -I%s/src -I%s/include", DLX_SOURCE_DIR,
-             DLX_SOURCE_DIR, DLX_SOURCE_DIR);
+             "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt -I%s/src/ze/kernels/shim "
+             "-I%s/src -I%s/include",
+             DLX_SOURCE_DIR, DLX_SOURCE_DIR, DLX_SOURCE_DIR);
     if (subgroup_size > 0) {
       size_t used = strlen(options);
       snprintf(options + used, sizeof options - used, " -DDLX_ZE_TEST_SUBGROUP_SIZE=%d",
@@ -480,6 +484,224 @@ static void test_reductions_per_subgroup_size(void) {
   }
 }
 
+/* ---- elementwise ops */
+
+/* Ops whose float results may differ from the CPU's libm in the last bits: OpenCL's pow, atan2
+ * and hypot are within a few ulp (the spec allows 16, 6 and 4), complex pow is exp(y log x). */
+static bool approximate(dlx_ew_op op, dlx_dtype kdtype) {
+  bool floating =
+      dlx_dtype_kind(kdtype) == DLX_KIND_FLOAT || dlx_dtype_kind(kdtype) == DLX_KIND_COMPLEX;
+  return floating && (op == DLX_EW_POW || op == DLX_EW_ATAN2 || op == DLX_EW_HYPOT ||
+                      (op == DLX_EW_ABS && dlx_dtype_kind(kdtype) == DLX_KIND_COMPLEX));
+}
+
+/* The computable dtypes whose kernel dtype is kdtype (float16 and bfloat16 compute in float32). */
+static dlx_dtype compute_dtype_for(dlx_dtype kdtype) {
+  if (kdtype == DLX_FLOAT32) {
+    uint64_t r = next_random() % 3;
+    return r == 0 ? DLX_FLOAT16 : r == 1 ? DLX_BFLOAT16 : DLX_FLOAT32;
+  }
+  return kdtype;
+}
+
+static dlx_dtype random_computable(void) {
+  return (dlx_dtype)(next_random() % (DLX_COMPLEX128 + 1));
+}
+
+/* Gentle values (parts in [-2, 2], never 0) for the approximate complex pow, whose special cases
+ * (zeros, infinities) follow C's cpow only where the formula does. */
+static void gentle_complex(unsigned char *p, const layout *l, dlx_dtype dtype) {
+  dlx_tensor src, dst;
+  DLDevice cpu = {kDLCPU, 0};
+  int64_t n = 1;
+  for (int32_t d = 0; d < l->ndim; d++) n *= l->shape[d];
+  dlx_tensor_empty(&src, l->shape, l->ndim, DLX_COMPLEX128, cpu, NULL);
+  for (int64_t i = 0; i < 2 * n; i++)
+    ((double *)src.buffer->data)[i] =
+        (double)(1 + (int64_t)(next_random() % 8)) / 4 * (next_random() % 2 ? 1 : -1);
+  dst = as_tensor(l, dtype, p);
+  dlx_cpu_backend.copy(&dst, &src, NULL);
+  dlx_tensor_close(&dst);
+  dlx_tensor_close(&src);
+}
+
+/* A scalar input: random bytes of the compute dtype, as the kernel dtype's bytes (for the kernel)
+ * and as the value the CPU backend takes. */
+static void random_scalar(dlx_dtype compute, dlx_dtype kdtype, dlx_scalar *value,
+                          dlx_ze_u64 words[2]) {
+  unsigned char raw[16];
+  DLDevice cpu = {kDLCPU, 0};
+  layout one = {.ndim = 0, .span = 16};
+  dlx_tensor src, wide, k;
+  dlx_dtype wide_dtype;
+  random_bytes(raw, 16);
+  if (compute == DLX_BOOL) raw[0] &= 1;
+  memset(value, 0, sizeof *value);
+  value->kind = dlx_dtype_kind(compute);
+  wide_dtype = value->kind == DLX_KIND_BOOL    ? DLX_BOOL
+               : value->kind == DLX_KIND_INT   ? DLX_INT64
+               : value->kind == DLX_KIND_UINT  ? DLX_UINT64
+               : value->kind == DLX_KIND_FLOAT ? DLX_FLOAT64
+                                               : DLX_COMPLEX128;
+  src = as_tensor(&one, compute, raw);
+  dlx_tensor_empty(&wide, NULL, 0, wide_dtype, cpu, NULL);
+  dlx_cpu_backend.copy(&wide, &src, NULL);
+  if (value->kind == DLX_KIND_BOOL)
+    value->v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
+  else
+    memcpy(&value->v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
+  dlx_tensor_empty(&k, NULL, 0, kdtype, cpu, NULL);
+  dlx_cpu_backend.fill(&k, value, NULL);
+  words[0] = words[1] = 0;
+  memcpy(words, k.buffer->data, (size_t)dlx_itemsize(kdtype));
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&wide);
+  dlx_tensor_close(&k);
+}
+
+/* One random launch of op in kernel dtype kdtype against the CPU backend's elementwise. */
+static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
+  int64_t shape[3] = {2 + (int64_t)(next_random() % 3), 1 + (int64_t)(next_random() % 4),
+                      3 + (int64_t)(next_random() % 40)};
+  int nin = dlx_ew_arity(op);
+  dlx_dtype compute = compute_dtype_for(kdtype), kout = dlx_ew_result_of(op, kdtype);
+  dlx_dtype dst_dtype = dlx_ew_result_of(op, compute), in_dtype[2];
+  bool approx = approximate(op, kdtype);
+  layout dl, il[2];
+  unsigned char *dst, *want, *inp[2] = {NULL, NULL};
+  dlx_ze_ew_args *a = svm(sizeof *a);
+  dlx_tensor wt, it[2];
+  dlx_operand in[2];
+  int code = dlx_ewk_op_of(op);
+  (void)kout;
+  if (!approx && next_random() % 3 == 0) dst_dtype = random_computable(); /* cast on store */
+  dl = random_layout(3, shape, dlx_itemsize(dst_dtype));
+  dst = svm((size_t)dl.span);
+  want = malloc((size_t)dl.span);
+  host_access(dst, (size_t)dl.span, 1);
+  host_access(a, sizeof *a, 1);
+  random_bytes(dst, dl.span);
+  memcpy(want, dst, (size_t)dl.span);
+  memset(a, 0, sizeof *a);
+  memset(in, 0, sizeof in);
+  a->n = shape[0] * shape[1] * shape[2];
+  a->ndim = 3;
+  a->op = code;
+  a->nin = nin;
+  a->kdtype = kdtype;
+  a->kout = dlx_ew_result_of(op, kdtype);
+  a->dst_dtype = dst_dtype;
+  memcpy(a->shape, shape, sizeof shape);
+  byte_strides(&dl, dlx_itemsize(dst_dtype), a->dst_strides);
+  int scalar_input = nin == 2 && next_random() % 4 == 0 ? (int)(next_random() % 2) : -1;
+  for (int k = 0; k < nin; k++) {
+    bool scalar = k == scalar_input;
+    in_dtype[k] = !approx && next_random() % 3 == 0 ? random_computable() : compute;
+    a->in_dtype[k] = in_dtype[k];
+    if (scalar) {
+      a->in_scalar[k] = 1;
+      a->in_dtype[k] = kdtype;
+      random_scalar(compute, kdtype, &in[k].scalar, a->scalar[k]);
+      continue;
+    }
+    il[k] = random_layout(3, shape, dlx_itemsize(in_dtype[k]));
+    if (next_random() % 3 == 0) il[k].strides[next_random() % 3] = 0; /* broadcast */
+    inp[k] = svm((size_t)il[k].span);
+    host_access(inp[k], (size_t)il[k].span, 1);
+    if (op == DLX_EW_POW && dlx_dtype_kind(kdtype) == DLX_KIND_COMPLEX)
+      gentle_complex(inp[k], &il[k], in_dtype[k]);
+    else
+      random_bytes(inp[k], il[k].span);
+    byte_strides(&il[k], dlx_itemsize(in_dtype[k]), a->in_strides[k]);
+    it[k] = as_tensor(&il[k], in_dtype[k], inp[k]);
+    in[k].tensor = &it[k];
+  }
+  wt = as_tensor(&dl, dst_dtype, want);
+  CHECK(dlx_cpu_backend.elementwise(op, &wt, in, compute, NULL) == 0);
+  host_access(dst, (size_t)dl.span, 0);
+  host_access(a, sizeof *a, 0);
+  for (int k = 0; k < nin; k++)
+    if (inp[k] != NULL) host_access(inp[k], (size_t)il[k].span, 0);
+  CHECK(run(DLX_ZE_KERNEL_ELEMENTWISE, 1 + next_random() % 3,
+            (void *const[]){dst + dl.first, inp[0] != NULL ? inp[0] + il[0].first : (void *)a,
+                            nin == 2 && inp[1] != NULL ? inp[1] + il[1].first : (void *)a, a},
+            4) == 0);
+  host_access(dst, (size_t)dl.span, 1);
+  {
+    bool ok = true, complex = dlx_dtype_kind(dst_dtype) == DLX_KIND_COMPLEX;
+    double rel = compute == DLX_FLOAT16 || compute == DLX_BFLOAT16  ? 1e-2
+                 : kdtype == DLX_FLOAT32 || kdtype == DLX_COMPLEX64 ? 1e-5
+                                                                    : 1e-13;
+    int64_t size = dlx_itemsize(dst_dtype);
+    for (int64_t i = 0; i < shape[0] && ok; i++)
+      for (int64_t j = 0; j < shape[1] && ok; j++)
+        for (int64_t m = 0; m < shape[2] && ok; m++) {
+          int64_t off =
+              dl.first + (i * dl.strides[0] + j * dl.strides[1] + m * dl.strides[2]) * size;
+          double got_v[2], want_v[2];
+          if (memcmp(dst + off, want + off, (size_t)size) == 0) continue;
+          /* NaNs may differ in payload and quietness (which operand's NaN propagates, whether a
+           * signalling one is quieted is the hardware's choice); approximate ops in the last bits
+           */
+          result_values(dst + off, dst_dtype, 1, got_v);
+          result_values(want + off, dst_dtype, 1, want_v);
+          if (complex && approx) { /* complex results: near in norm */
+            double d = hypot(got_v[0] - want_v[0], got_v[1] - want_v[1]);
+            ok = d <= rel * hypot(want_v[0], want_v[1]) + 1e-30;
+          }
+          for (int c = 0; c < (complex ? 2 : 1) && !(complex && approx && ok); c++) {
+            bool both_nan = isnan(got_v[c]) && isnan(want_v[c]);
+            bool near = approx && (close_values(got_v[c], want_v[c], rel) ||
+                                   (fabs(got_v[c]) < 1e-30 && fabs(want_v[c]) < 1e-30));
+            ok = (got_v[c] == want_v[c] || both_nan || near);
+            if (!ok) break;
+          }
+          if (!ok)
+            fprintf(stderr, "  element (%lld, %lld, %lld): got %a %a, want %a %a\n", (long long)i,
+                    (long long)j, (long long)m, got_v[0], complex ? got_v[1] : 0.0, want_v[0],
+                    complex ? want_v[1] : 0.0);
+        }
+    check_count++;
+    if (!ok) {
+      check_failures++;
+      fprintf(stderr,
+              "elementwise %s in %s (compute %s, inputs %s/%s, dst %s) differs from the CPU\n",
+              dlx_ew_name(op), dlx_dtype_info_of(kdtype)->name, dlx_dtype_info_of(compute)->name,
+              dlx_dtype_info_of(in_dtype[0])->name,
+              dlx_dtype_info_of(nin == 2 ? in_dtype[1] : in_dtype[0])->name,
+              dlx_dtype_info_of(dst_dtype)->name);
+    }
+  }
+  host_access(dst, (size_t)dl.span, 0);
+  dlx_tensor_close(&wt);
+  for (int k = 0; k < nin; k++) {
+    if (inp[k] == NULL) continue;
+    dlx_tensor_close(&it[k]);
+    clSVMFree(context, inp[k]);
+  }
+  free(want);
+  clSVMFree(context, dst);
+  clSVMFree(context, a);
+}
+
+/* Every op the kernels have, in every kernel dtype that has it, several random launches. */
+static void test_elementwise_ops(void) {
+  static const dlx_dtype kdtypes[] = {
+      DLX_BOOL,   DLX_INT8,   DLX_INT16,   DLX_INT32,   DLX_INT64,     DLX_UINT8,     DLX_UINT16,
+      DLX_UINT32, DLX_UINT64, DLX_FLOAT32, DLX_FLOAT64, DLX_COMPLEX64, DLX_COMPLEX128};
+  int ops = 0;
+  for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+    int code = dlx_ewk_op_of((dlx_ew_op)op);
+    if (code == DLX_EWK_NONE) continue;
+    ops++;
+    for (size_t k = 0; k < sizeof kdtypes / sizeof kdtypes[0]; k++) {
+      if (dlx_ewk_result(code, (int)kdtypes[k]) == DLX_EWK_RESULT_NONE) continue;
+      for (int rep = 0; rep < 6; rep++) test_elementwise((dlx_ew_op)op, kdtypes[k]);
+    }
+  }
+  printf("elementwise: %d ops\n", ops);
+}
+
 int main(void) {
   const char *expect = getenv("DLX_ZE_EXPECT_SUBGROUPS"), *il = getenv("DLX_ZE_KERNEL_IL");
   size_t subgroup;
@@ -501,6 +723,7 @@ int main(void) {
   for (int dtype = DLX_FLOAT8_E3M4; dtype <= DLX_FLOAT8_E8M0FNU; dtype++)
     test_copy((dlx_dtype)dtype, (dlx_dtype)dtype); /* storage-only: raw */
   test_reductions();
+  test_elementwise_ops();
   if (il == NULL || il[0] == '\0') test_reductions_per_subgroup_size();
   clReleaseProgram(program);
   clReleaseCommandQueue(queue);

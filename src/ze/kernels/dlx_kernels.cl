@@ -486,3 +486,7 @@ REDUCE_KERNEL void dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_
   acc = group_combine(a->op, kind, scratch, acc);
   if (get_local_id(0) == 0) write_result(dst + o * dtype_size(a->dst_dtype), a, kind, &acc);
 }
+
+/* ---- elementwise ops */
+
+#include "ze/kernels/elementwise.cl"

@@ -1,0 +1,192 @@
+--- The elementwise specs' cases on a GPU, against the CPU's results on the same data: every op on
+--- each dtype family, the layouts, Lua numbers and promotion, out= and in place, the integer and
+--- NaN rules, the errors. Used by oneapi_elementwise_spec.lua and cuda_elementwise_spec.lua:
+--- require "spec.elementwise_device" (device, it) inside a describe defines the tests (busted
+--- gives `it` to spec files, not to the modules they require).
+local h = require "spec.helper"
+local dlx = h.dlx
+local assert = require "luassert" -- specs get it as their assert; this module does not
+
+local function values(dtype, n, seed, positive)
+  math.randomseed(seed)
+  local out = {}
+  for i = 1, n do
+    local v
+    if dtype == "bool" then
+      v = math.random(0, 2) > 0
+    elseif dtype:match("^uint") or (positive and dtype:match("^int")) then
+      v = math.random(1, 7)
+    elseif dtype:match("^int") then
+      v = math.random(-9, 9)
+    else
+      v = math.random(-400, 400) / 64 -- exact in every float dtype
+      if dtype:match("^complex") then v = { re = v, im = math.random(-4, 4) / 2 } end
+    end
+    out[i] = v
+  end
+  return out
+end
+
+--- Float results may differ from the CPU in the last bits on a GPU (pow, atan2, hypot).
+local function close_enough(want, got, dtype)
+  if type(want) == "table" then
+    if want.re ~= nil then
+      return close_enough(want.re, got.re, dtype) and close_enough(want.im, got.im, dtype)
+    end
+    if #want ~= #got then return false end
+    for i = 1, #want do
+      if not close_enough(want[i], got[i], dtype) then return false end
+    end
+    return true
+  end
+  if math.type(want) == "integer" or type(want) == "boolean" then return want == got end
+  if want ~= want then return got ~= got end
+  local rel = (dtype == "float16" or dtype == "bfloat16") and 1e-2 or 1e-5
+  return h.close(want, got, rel, 1e-6)
+end
+
+local function same_as_cpu(device, want, got)
+  assert.equal(device, tostring(got.device))
+  assert.equal(want.dtype, got.dtype)
+  h.same(want.shape, got.shape)
+  local a, b = want:totable(), got:totable()
+  if not close_enough(a, b, want.dtype) then
+    h.same(a, b) -- reports the first difference
+  end
+end
+
+local BINARY = {
+  all = { "add", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+    "logical_or", "logical_xor" },
+  numbers = { "sub", "floor_divide", "remainder", "pow" },
+  ints = { "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift" },
+  floats = { "div", "atan2", "hypot", "copysign" },
+}
+local UNARY = {
+  all = { "abs", "logical_not", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite" },
+  numbers = { "neg", "sign", "square" },
+  ints = { "bitwise_not" },
+  floats = { "reciprocal" },
+}
+
+local function family(dtype)
+  if dtype == "bool" then return "bool" end
+  if dtype:match("int") then return "int" end
+  if dtype:match("^complex") then return "complex" end
+  return "float"
+end
+
+local ORDERED_ONLY = { lt = 1, le = 1, gt = 1, ge = 1, maximum = 1, minimum = 1, floor_divide = 1,
+  remainder = 1, sign = 1, floor = 1, ceil = 1, trunc = 1, round = 1 }
+
+--- The ops of a group that dtype takes (as docs/elementwise.md lists them).
+local function ops_for(groups, dtype)
+  local f, out = family(dtype), {}
+  local function add(list)
+    for _, op in ipairs(list) do
+      if not (f == "complex" and ORDERED_ONLY[op]) then out[#out + 1] = op end
+    end
+  end
+  add(groups.all)
+  if f ~= "bool" then add(groups.numbers) end
+  if f == "int" or f == "bool" then add(groups.ints) end
+  if f == "float" or f == "complex" then add(groups.floats) end
+  local kept = {}
+  for _, op in ipairs(out) do
+    local refused = (f == "bool" and op:match("shift")) or (f == "complex" and
+      (op == "atan2" or op == "hypot" or op == "copysign"))
+    if not refused then kept[#kept + 1] = op end
+  end
+  return kept
+end
+
+return function(device, it)
+
+  it("computes every op of every dtype as the CPU does, in every layout", function()
+    for _, dtype in ipairs(h.NUMERIC) do
+      local a = dlx.tensor(values(dtype, 4 * 6, 5), { dtype = dtype, device = "cpu" }):view{ 4, 6 }
+      local b = dlx.tensor(values(dtype, 6 * 4, 7, true), { dtype = dtype, device = "cpu" })
+        :view{ 6, 4 }:transpose(1, 2) -- transposed
+      local row = dlx.tensor(values(dtype, 6, 9, true), { dtype = dtype, device = "cpu" })
+      local da, db, drow = a:to(device), b:to(device), row:to(device)
+      for _, op in ipairs(ops_for(BINARY, dtype)) do
+        same_as_cpu(device, dlx[op](a, b), dlx[op](da, db))
+        same_as_cpu(device, dlx[op](a, row), dlx[op](da, drow)) -- broadcast
+        same_as_cpu(device, dlx[op](a:flip(1), b), dlx[op](da:flip(1), db)) -- negative strides
+      end
+      for _, op in ipairs(ops_for(UNARY, dtype)) do
+        same_as_cpu(device, dlx[op](a), dlx[op](da))
+        same_as_cpu(device, dlx[op](b), dlx[op](db))
+      end
+    end
+  end)
+
+  it("takes Lua numbers on either side, and mixes dtypes by promotion", function()
+    local a = dlx.tensor(values("int16", 12, 3), { dtype = "int16", device = "cpu" }):view{ 3, 4 }
+    local f = dlx.tensor(values("float16", 12, 4), { dtype = "float16", device = "cpu" })
+      :view{ 4, 3 }:transpose(1, 2)
+    local da, df = a:to(device), f:to(device)
+    same_as_cpu(device, a + 3, da + 3)
+    same_as_cpu(device, 2 - a, 2 - da)
+    same_as_cpu(device, a * 1.5, da * 1.5)
+    same_as_cpu(device, a // 3, da // 3)
+    same_as_cpu(device, -7 % a:abs():add(1), -7 % da:abs():add(1))
+    same_as_cpu(device, a + f, da + df) -- int16 + float16: float16
+    same_as_cpu(device, a / a:abs():add(1), da / da:abs():add(1)) -- integers divide in float32
+    same_as_cpu(device, f:pow(2), df:pow(2))
+    same_as_cpu(device, a:gt(0), da:gt(0))
+    same_as_cpu(device, a:bitwise_left_shift(3), da:bitwise_left_shift(3))
+    same_as_cpu(device, dlx.maximum(f, 0.5), dlx.maximum(df, 0.5))
+    same_as_cpu(device, dlx.add(a, { re = 1, im = 2 }), dlx.add(da, { re = 1, im = 2 }))
+  end)
+
+  it("writes into out= tensors of another dtype, in place, and 0-d and strided views", function()
+    local cpu = dlx.tensor(values("float32", 20, 11), { dtype = "float32", device = "cpu" })
+      :view{ 4, 5 }
+    local dev = cpu:to(device)
+    local want = dlx.zeros({ 4, 5 }, { dtype = "float64", device = "cpu" })
+    local got = dlx.zeros({ 4, 5 }, { dtype = "float64", device = device })
+    dlx.mul(cpu, cpu:flip(2), { out = want })
+    dlx.mul(dev, dev:flip(2), { out = got })
+    same_as_cpu(device, want, got)
+    local c, d = cpu:clone(), dev:clone()
+    c:add_(c:flip(1)) -- overlapping: as if the inputs were read first
+    d:add_(d:flip(1))
+    same_as_cpu(device, c, d)
+    c:mul_(2)
+    d:mul_(2)
+    same_as_cpu(device, c, d)
+    local cs = cpu:slice(1, 1, 4, 2):slice(2, 1, 5, 2)
+    local ds = dev:slice(1, 1, 4, 2):slice(2, 1, 5, 2)
+    same_as_cpu(device, cs:neg(), ds:neg())
+    local c0, d0 = cpu:select(1, 2):select(1, 3), dev:select(1, 2):select(1, 3) -- 0-d
+    same_as_cpu(device, c0:sub(1), d0:sub(1))
+    local i = dlx.zeros({ 4, 5 }, { dtype = "int32", device = device })
+    i:add_(dev:gt(0))
+    same_as_cpu(device, dlx.zeros({ 4, 5 }, { dtype = "int32", device = "cpu" }):add_(cpu:gt(0)), i)
+  end)
+
+  it("keeps the integer rules: wrapping, shifts past the width, NaN through maximum", function()
+    local i8 = dlx.tensor({ 127, -128, 100, -1 }, { dtype = "int8", device = device })
+    h.same({ -128, 127, 101, 0 }, (i8 + dlx.tensor({ 1, -1, 1, 1 }, { dtype = "int8",
+      device = device })):totable())
+    h.same({ 0, 0, 0, 0 }, i8:bitwise_left_shift(8):totable())
+    h.same({ 0, -1, 0, -1 }, i8:bitwise_right_shift(9):totable())
+    local f = dlx.tensor({ 1, 0 / 0, 3 }, { dtype = "float32", device = device })
+    local m = dlx.maximum(f, 2):totable()
+    assert.equal(2, m[1])
+    assert.is_true(h.isnan(m[2]))
+    assert.equal(3, m[3])
+  end)
+
+  it("refuses what the CPU refuses, before anything is written", function()
+    local dev = dlx.tensor({ 4, 5, 6 }, { dtype = "int32", device = device })
+    local zero = dlx.zeros(3, { dtype = "int32", device = device })
+    h.raises("ValueError", function() return dev // zero end)
+    h.same({ 4, 5, 6 }, dev:totable())
+    local cpu = dlx.ones(3, { dtype = "int32", device = "cpu" })
+    h.raises("DeviceError", function() return dev + cpu end)
+    h.raises("TypeError", function() dev:add_(1.5) end)
+  end)
+end

@@ -1,0 +1,90 @@
+/* elementwise_host.h -- the host side of the shared element functions (elementwise_ops.h), for
+ * the C code of backends whose kernels use them (Level Zero, CUDA) and their tests: the kernel op
+ * of a dlx_ew_op, the kernel dtype of a compute dtype, and the refusal of the ops they lack.
+ *
+ * An op missing from the table below (one added to dlx_ew_op later, such as a new math function)
+ * maps to DLX_EWK_NONE, and the backend refuses it with a DeviceError instead of running another
+ * op's code. */
+#ifndef DLX_COMMON_ELEMENTWISE_HOST_H
+#define DLX_COMMON_ELEMENTWISE_HOST_H
+
+#include "common/elementwise_ops.h"
+#include "core/elementwise.h"
+#include "core/error.h"
+
+_Static_assert(DLX_EWK_BOOL == (int)DLX_BOOL && DLX_EWK_INT8 == (int)DLX_INT8 &&
+                   DLX_EWK_INT64 == (int)DLX_INT64 && DLX_EWK_UINT8 == (int)DLX_UINT8 &&
+                   DLX_EWK_UINT64 == (int)DLX_UINT64 && DLX_EWK_FLOAT32 == (int)DLX_FLOAT32 &&
+                   DLX_EWK_FLOAT64 == (int)DLX_FLOAT64 && DLX_EWK_COMPLEX64 == (int)DLX_COMPLEX64 &&
+                   DLX_EWK_COMPLEX128 == (int)DLX_COMPLEX128,
+               "the kernel dtypes are numbered as dlx_dtype");
+
+/* The kernel op of op, DLX_EWK_NONE for an op the kernels do not have. */
+static inline int dlx_ewk_op_of(dlx_ew_op op) {
+  static const signed char codes[DLX_EW_NUM_OPS] = {
+      [DLX_EW_ADD] = DLX_EWK_ADD,
+      [DLX_EW_SUB] = DLX_EWK_SUB,
+      [DLX_EW_MUL] = DLX_EWK_MUL,
+      [DLX_EW_DIV] = DLX_EWK_DIV,
+      [DLX_EW_FLOOR_DIVIDE] = DLX_EWK_FLOOR_DIVIDE,
+      [DLX_EW_REMAINDER] = DLX_EWK_REMAINDER,
+      [DLX_EW_POW] = DLX_EWK_POW,
+      [DLX_EW_MAXIMUM] = DLX_EWK_MAXIMUM,
+      [DLX_EW_MINIMUM] = DLX_EWK_MINIMUM,
+      [DLX_EW_ATAN2] = DLX_EWK_ATAN2,
+      [DLX_EW_HYPOT] = DLX_EWK_HYPOT,
+      [DLX_EW_COPYSIGN] = DLX_EWK_COPYSIGN,
+      [DLX_EW_EQ] = DLX_EWK_EQ,
+      [DLX_EW_NE] = DLX_EWK_NE,
+      [DLX_EW_LT] = DLX_EWK_LT,
+      [DLX_EW_LE] = DLX_EWK_LE,
+      [DLX_EW_GT] = DLX_EWK_GT,
+      [DLX_EW_GE] = DLX_EWK_GE,
+      [DLX_EW_LOGICAL_AND] = DLX_EWK_LOGICAL_AND,
+      [DLX_EW_LOGICAL_OR] = DLX_EWK_LOGICAL_OR,
+      [DLX_EW_LOGICAL_XOR] = DLX_EWK_LOGICAL_XOR,
+      [DLX_EW_BITWISE_AND] = DLX_EWK_BITWISE_AND,
+      [DLX_EW_BITWISE_OR] = DLX_EWK_BITWISE_OR,
+      [DLX_EW_BITWISE_XOR] = DLX_EWK_BITWISE_XOR,
+      [DLX_EW_BITWISE_LEFT_SHIFT] = DLX_EWK_BITWISE_LEFT_SHIFT,
+      [DLX_EW_BITWISE_RIGHT_SHIFT] = DLX_EWK_BITWISE_RIGHT_SHIFT,
+      [DLX_EW_NEG] = DLX_EWK_NEG,
+      [DLX_EW_ABS] = DLX_EWK_ABS,
+      [DLX_EW_SIGN] = DLX_EWK_SIGN,
+      [DLX_EW_SQUARE] = DLX_EWK_SQUARE,
+      [DLX_EW_RECIPROCAL] = DLX_EWK_RECIPROCAL,
+      [DLX_EW_LOGICAL_NOT] = DLX_EWK_LOGICAL_NOT,
+      [DLX_EW_BITWISE_NOT] = DLX_EWK_BITWISE_NOT,
+      [DLX_EW_FLOOR] = DLX_EWK_FLOOR,
+      [DLX_EW_CEIL] = DLX_EWK_CEIL,
+      [DLX_EW_TRUNC] = DLX_EWK_TRUNC,
+      [DLX_EW_ROUND] = DLX_EWK_ROUND,
+      [DLX_EW_ISNAN] = DLX_EWK_ISNAN,
+      [DLX_EW_ISINF] = DLX_EWK_ISINF,
+      [DLX_EW_ISFINITE] = DLX_EWK_ISFINITE,
+  };
+  return (int)op >= 0 && op < DLX_EW_NUM_OPS ? codes[op] : DLX_EWK_NONE;
+}
+
+/* The dtype the kernels compute in for a compute dtype: float32 for float16 and bfloat16 (which
+ * round once when stored), the dtype itself otherwise. */
+static inline dlx_dtype dlx_ewk_kernel_dtype(dlx_dtype compute) {
+  return compute == DLX_FLOAT16 || compute == DLX_BFLOAT16 ? DLX_FLOAT32 : compute;
+}
+
+/* The kernel op of op in kernel dtype kdtype, or a DeviceError ("exp is not implemented on
+ * cuda:0 yet", as the core says for a device without elementwise ops) when the kernels do not
+ * have it. device names the device in the message. */
+static inline int dlx_ewk_check(dlx_ew_op op, dlx_dtype kdtype, const char *device, int *code,
+                                dlx_error *err) {
+  *code = dlx_ewk_op_of(op);
+  if (*code == DLX_EWK_NONE)
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", dlx_ew_name(op),
+                    device);
+  if (dlx_ewk_result(*code, (int)kdtype) == DLX_EWK_RESULT_NONE)
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s of %s is not implemented on %s yet", dlx_ew_name(op),
+                    dlx_dtype_info_of(kdtype)->name, device);
+  return 0;
+}
+
+#endif

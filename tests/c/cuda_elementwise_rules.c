@@ -1,0 +1,200 @@
+/* cuda_elementwise_rules.c -- the elementwise ops' shared element functions (src/common/
+ * elementwise_ops.h) and the CUDA kernels' element step over them, against the CPU backend.
+ *
+ * No GPU runs here, so cuda_elementwise_rules.cpp compiles the CUDA element code as host C++, the
+ * language nvcc compiles it in. Every op of every kernel dtype runs on random bytes (NaN, inf,
+ * subnormals, integer bounds, shift amounts past the width), with inputs of other dtypes cast on
+ * load, scalar inputs, and results cast to other dtypes, and must give the CPU backend's bits
+ * (NaNs may differ in payload; complex pow, written as exp(y log x), within a tolerance). Also:
+ * the kernels have an op for a dtype exactly when the CPU has one, and an op they lack is
+ * refused with a DeviceError. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "common/elementwise_host.h"
+#include "cpu/elementwise_kernels.h"
+#include "cpu_test_util.h"
+#include "cuda/kernels.h"
+
+void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
+                    const void *in0, int in0_dtype, const void *in1, int in1_dtype);
+
+#define N 257
+
+static const dlx_dtype kdtypes[] = {
+    DLX_BOOL,   DLX_INT8,   DLX_INT16,   DLX_INT32,   DLX_INT64,     DLX_UINT8,     DLX_UINT16,
+    DLX_UINT32, DLX_UINT64, DLX_FLOAT32, DLX_FLOAT64, DLX_COMPLEX64, DLX_COMPLEX128};
+#define NKDTYPES (sizeof kdtypes / sizeof kdtypes[0])
+
+static dlx_dtype random_computable(void) { return (dlx_dtype)rnd_below(DLX_COMPLEX128 + 1); }
+
+static dlx_tensor cpu_vector(dlx_dtype dtype, int64_t n) {
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_tensor t;
+  int64_t shape[1] = {n};
+  dlx_tensor_empty(&t, shape, 1, dtype, cpu, NULL);
+  return t;
+}
+
+static void fill_random(dlx_tensor *t) {
+  unsigned char *p = t->buffer->data;
+  size_t bytes = (size_t)(dlx_tensor_numel(t) * dlx_itemsize(t->dtype));
+  for (size_t i = 0; i < bytes; i++) p[i] = (unsigned char)rnd();
+  if (t->dtype == DLX_BOOL)
+    for (size_t i = 0; i < bytes; i++) p[i] &= 1;
+}
+
+/* Parts in [-2, 2], never 0, for complex pow (whose special cases differ from C's cpow). */
+static void fill_gentle_complex(dlx_tensor *t) {
+  dlx_tensor wide = cpu_vector(DLX_COMPLEX128, dlx_tensor_numel(t));
+  double *p = wide.buffer->data;
+  for (int64_t i = 0; i < 2 * dlx_tensor_numel(t); i++)
+    p[i] = (double)(1 + rnd_below(8)) / 4 * (rnd_below(2) ? 1 : -1);
+  dlx_cpu_backend.copy(t, &wide, NULL);
+  dlx_tensor_close(&wide);
+}
+
+static void as_doubles(const void *p, dlx_dtype dtype, double out[2]) {
+  dlx_tensor src = cpu_vector(dtype, 1), dst = cpu_vector(DLX_COMPLEX128, 1);
+  memcpy(src.buffer->data, p, (size_t)dlx_itemsize(dtype));
+  dlx_cpu_backend.copy(&dst, &src, NULL);
+  memcpy(out, dst.buffer->data, 16);
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+}
+
+static int same_result(const void *got, const void *want, dlx_dtype dtype, int approx) {
+  double g[2], w[2];
+  if (memcmp(got, want, (size_t)dlx_itemsize(dtype)) == 0) return 1;
+  as_doubles(got, dtype, g);
+  as_doubles(want, dtype, w);
+  if (approx) return hypot(g[0] - w[0], g[1] - w[1]) <= 1e-5 * hypot(w[0], w[1]) + 1e-30;
+  for (int c = 0; c < 2; c++) /* NaNs may differ in payload */
+    if (!(g[c] == w[c] || (isnan(g[c]) && isnan(w[c])))) return 0;
+  return 1;
+}
+
+/* One run of op in kernel dtype kdtype over N elements: the CPU backend's elementwise against
+ * the CUDA element step, element by element. */
+static void check_op(dlx_ew_op op, dlx_dtype kdtype) {
+  int code = dlx_ewk_op_of(op), nin = dlx_ew_arity(op);
+  dlx_dtype compute = kdtype, kout = dlx_ew_result_of(op, kdtype), dst_dtype;
+  int approx = op == DLX_EW_POW && dlx_dtype_kind(kdtype) == DLX_KIND_COMPLEX;
+  int scalar_input = nin == 2 && rnd_below(4) == 0 ? (int)rnd_below(2) : -1;
+  dlx_tensor dst, in[2];
+  dlx_operand ops[2];
+  double scalar[2][2];
+  unsigned char got[16];
+  if (kdtype == DLX_FLOAT32)
+    compute = (dlx_dtype[]){DLX_FLOAT16, DLX_BFLOAT16, DLX_FLOAT32}[rnd_below(3)];
+  dst_dtype = dlx_ew_result_of(op, compute);
+  if (!approx && rnd_below(3) == 0) dst_dtype = random_computable();
+  dst = cpu_vector(dst_dtype, N);
+  memset(ops, 0, sizeof ops);
+  memset(in, 0, sizeof in);
+  for (int k = 0; k < nin; k++) {
+    if (k == scalar_input) { /* random bits of the compute dtype, as the core would send them */
+      dlx_tensor one = cpu_vector(compute, 1), wide, kd = cpu_vector(kdtype, 1);
+      dlx_kind kind = dlx_dtype_kind(compute);
+      dlx_dtype wide_dtype = kind == DLX_KIND_BOOL    ? DLX_BOOL
+                             : kind == DLX_KIND_INT   ? DLX_INT64
+                             : kind == DLX_KIND_UINT  ? DLX_UINT64
+                             : kind == DLX_KIND_FLOAT ? DLX_FLOAT64
+                                                      : DLX_COMPLEX128;
+      fill_random(&one);
+      wide = cpu_vector(wide_dtype, 1);
+      dlx_cpu_backend.copy(&wide, &one, NULL);
+      ops[k].scalar.kind = kind;
+      if (kind == DLX_KIND_BOOL)
+        ops[k].scalar.v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
+      else
+        memcpy(&ops[k].scalar.v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
+      dlx_cpu_backend.fill(&kd, &ops[k].scalar, NULL);
+      memset(scalar[k], 0, sizeof scalar[k]);
+      memcpy(scalar[k], kd.buffer->data, (size_t)dlx_itemsize(kdtype));
+      dlx_tensor_close(&one);
+      dlx_tensor_close(&wide);
+      dlx_tensor_close(&kd);
+      continue;
+    }
+    in[k] = cpu_vector(!approx && rnd_below(3) == 0 ? random_computable() : compute, N);
+    if (approx)
+      fill_gentle_complex(&in[k]);
+    else
+      fill_random(&in[k]);
+    ops[k].tensor = &in[k];
+  }
+  CHECK(dlx_cpu_backend.elementwise(op, &dst, ops, compute, NULL) == 0);
+  for (int64_t i = 0; i < N; i++) {
+    const char *p[2] = {NULL, NULL};
+    int dt[2] = {(int)kdtype, (int)kdtype};
+    for (int k = 0; k < nin; k++) {
+      if (k == scalar_input) {
+        p[k] = (const char *)scalar[k];
+      } else {
+        dt[k] = (int)in[k].dtype;
+        p[k] = (const char *)in[k].buffer->data + i * dlx_itemsize(in[k].dtype);
+      }
+    }
+    cxx_ew_element(code, nin, (int)kdtype, (int)kout, (int)dst_dtype, got, p[0], dt[0],
+                   nin == 2 ? p[1] : p[0], dt[nin == 2 ? 1 : 0]);
+    if (!same_result(got, (char *)dst.buffer->data + i * dlx_itemsize(dst_dtype), dst_dtype,
+                     approx)) {
+      check_failures++;
+      fprintf(stderr, "%s in %s (compute %s, dst %s): element %" PRId64 " differs from the CPU\n",
+              dlx_ew_name(op), dlx_dtype_info_of(kdtype)->name, dlx_dtype_info_of(compute)->name,
+              dlx_dtype_info_of(dst_dtype)->name, i);
+      break;
+    }
+  }
+  check_count++;
+  dlx_tensor_close(&dst);
+  for (int k = 0; k < nin; k++)
+    if (ops[k].tensor != NULL) dlx_tensor_close(&in[k]);
+}
+
+/* The kernels have an op for a kernel dtype exactly when the CPU does; ops they lack (ones added
+ * to dlx_ew_op after them) are refused with a DeviceError naming the device. */
+static void check_coverage(void) {
+  dlx_error err;
+  int code;
+  for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+    for (size_t k = 0; k < NKDTYPES; k++) {
+      int has =
+          dlx_ewk_result(dlx_ewk_op_of((dlx_ew_op)op), (int)kdtypes[k]) != DLX_EWK_RESULT_NONE;
+      int cpu = dlx_cpu_ew_kernel_for((dlx_ew_op)op, kdtypes[k]) != NULL;
+      if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) {
+        CHECK(dlx_ewk_check((dlx_ew_op)op, kdtypes[k], "cuda:0", &code, &err) == DLX_DEVICE_ERROR);
+        continue;
+      }
+      CHECK(has == cpu);
+      if (has) CHECK(dlx_ewk_check((dlx_ew_op)op, kdtypes[k], "cuda:0", &code, &err) == 0);
+    }
+  }
+  /* an op number beyond the table, as a newer core would send */
+  CHECK(dlx_ewk_op_of((dlx_ew_op)DLX_EW_NUM_OPS) == DLX_EWK_NONE);
+  CHECK(dlx_ewk_check((dlx_ew_op)DLX_EW_NUM_OPS, DLX_FLOAT32, "cuda:0", &code, &err) ==
+        DLX_DEVICE_ERROR);
+  CHECK(strstr(err.message, "not implemented on cuda:0 yet") != NULL);
+}
+
+int main(void) {
+  const char *seed = getenv("DLX_TEST_SEED");
+  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
+  if (rng_state == 0) rng_state = 1;
+  printf("cuda_elementwise_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  check_coverage();
+  for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+    if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) continue;
+    for (size_t k = 0; k < NKDTYPES; k++) {
+      if (dlx_ewk_result(dlx_ewk_op_of((dlx_ew_op)op), (int)kdtypes[k]) == DLX_EWK_RESULT_NONE)
+        continue;
+      for (int rep = 0; rep < 12; rep++) check_op((dlx_ew_op)op, kdtypes[k]);
+    }
+  }
+  return check_report("cuda_elementwise_rules");
+}

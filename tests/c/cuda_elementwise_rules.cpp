@@ -1,0 +1,12 @@
+// cuda_elementwise_rules.cpp -- the CUDA elementwise kernels' per-element code (src/cuda/
+// elementwise_element.h over the shared element functions of src/common/elementwise_ops.h),
+// compiled as host C++ for cuda_elementwise_rules.c: the same headers nvcc compiles into
+// elementwise_kernels.cu, in the same language, on a machine without a GPU.
+#include "cuda/elementwise_element.h"
+
+extern "C" void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
+                               const void *in0, int in0_dtype, const void *in1, int in1_dtype) {
+  dlx_cuda_ew_op o = {op, nin, kdtype, kout, dst_dtype};
+  dlx_cuda_ew_element(o, static_cast<char *>(dst), static_cast<const char *>(in0), in0_dtype,
+                      static_cast<const char *>(in1), in1_dtype);
+}
