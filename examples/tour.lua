@@ -126,6 +126,31 @@ check(math.type(dlx.tensor(7):item()) == "integer", "integers stay integers")
 check(cz:totable()[1].im == 2, "complex values are {re, im} tables")
 check(big == 2.0 ^ 64, "uint64 above maxinteger comes back as a float")
 
+section("Compute: what a script does with a tensor a host hands it")
+-- A host would push its image as a capsule (dlx_push_capsule); a capsule of our own stands in.
+local frame = dlx.from_dlpack(dlx.arange(12, { dtype = "float32" }):view({ 3, 4 }):__dlpack({
+  max_version = { 1, 3 },
+}))
+local mean, std = frame:mean(), frame:std()
+local normalised = (frame - mean) / std            -- operators broadcast; Lua numbers are weak
+show("normalised mean, std",
+  ("%.3g, %.3g"):format(normalised:mean():item(), normalised:std():item()))
+check(math.abs(normalised:mean():item()) < 1e-6, "normalised mean is 0")
+check(math.abs(normalised:std():item() - 1) < 1e-5, "normalised std is 1")
+local mask = normalised:gt(0.5)                    -- comparisons are methods: == stays identity
+local thresholded = dlx.where(mask, normalised, 0)
+show("thresholded", thresholded)
+check(mask.dtype == "bool" and thresholded:gt(0):sum():item() == mask:sum():item(), "where")
+local p = dlx.softmax(normalised, 2)               -- stable: each row's max comes off first
+show("softmax rows sum to", p:sum(2))
+check(p:sum(2):sub(1):abs():max():item() < 1e-6, "softmax rows sum to 1")
+check(p:argmax(2):totable()[1] == 4, "the largest value gets the largest share")
+local clipped = frame:clamp(2, 9):exp():log()      -- method chains; math is within 1 ulp
+check(math.abs(clipped:max():item() - 9) < 1e-5 and clipped:min():item() == 2, "clamp, exp, log")
+local ok2, err2 = pcall(function() return frame + dlx.zeros({ 5 }) end)
+show("shapes that do not broadcast", err2)
+check(not ok2 and err2:find("ValueError:", 1, true), "a broadcast error names the shapes")
+
 section("Lifetime")
 collectgarbage()
 local before = dlx.memory_allocated(dev)
