@@ -108,7 +108,10 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_NAN_TO_NUM] = {"nan_to_num", K_BOOL | K_INT | K_FLOAT, ONLY_FIRST},
 };
 
-const char *dlx_ew_name(dlx_ew_op op) { return ops[op].name; }
+/* Out-of-range numbers get a name too: a GPU backend names an op it was not built for. */
+const char *dlx_ew_name(dlx_ew_op op) {
+  return (unsigned)op < DLX_EW_NUM_OPS ? ops[op].name : "an op unknown to this build";
+}
 
 int dlx_ew_arity(dlx_ew_op op) {
   if (op == DLX_EW_NAN_TO_NUM) return 4;
