@@ -267,7 +267,11 @@ static dlx_scalar scalar_of(const dlx_ze_u64 *words, int64_t kdtype) {
     }
     break;
   default:
-    if (kdtype == DLX_FLOAT32) {
+    if (kdtype == DLX_FLOAT16 || kdtype == DLX_BFLOAT16) { /* where's values */
+      uint16_t h;
+      memcpy(&h, bytes, sizeof h);
+      s.v.f = kdtype == DLX_FLOAT16 ? dlx_half_to_float(h) : dlx_bf16_to_float(h);
+    } else if (kdtype == DLX_FLOAT32) {
       float f;
       memcpy(&f, bytes, sizeof f);
       s.v.f = f;
