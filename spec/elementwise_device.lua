@@ -1,6 +1,7 @@
 --- The elementwise specs' cases on a GPU, against the CPU's results on the same data: every op on
---- each dtype family, the layouts, Lua numbers and promotion, out= and in place, the integer and
---- NaN rules, the errors. Used by oneapi_elementwise_spec.lua and cuda_elementwise_spec.lua:
+--- each dtype family (the math functions within an ulp, where/clamp/lerp/nan_to_num exactly), the
+--- layouts, Lua numbers and promotion, out= and in place, the integer and NaN rules, the errors.
+--- Used by oneapi_elementwise_spec.lua and cuda_elementwise_spec.lua:
 --- require "spec.elementwise_device" (device, it) inside a describe defines the tests (busted
 --- gives `it` to spec files, not to the modules they require).
 local h = require "spec.helper"
@@ -178,6 +179,66 @@ return function(device, it)
     assert.equal(2, m[1])
     assert.is_true(h.isnan(m[2]))
     assert.equal(3, m[3])
+  end)
+
+  it("computes the math functions as the CPU does, within an ulp", function()
+    local MATH = { "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+      "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+      "sigmoid", "erf" }
+    -- within an ulp of each other (both faithful); float64 a few (the device's double functions)
+    local REL = { float16 = 2e-3, bfloat16 = 1.6e-2, float32 = 2.5e-7, float64 = 2e-15,
+      int16 = 2.5e-7 }
+    for dtype, rel in pairs(REL) do
+      local vals = values(dtype, 4 * 6, 13)
+      if dtype ~= "int16" then
+        vals[1], vals[2], vals[3], vals[4] = 0.0, 1 / 0, -1 / 0, 0 / 0
+        vals[5], vals[6] = 1e-3, 80
+      end
+      local a = dlx.tensor(vals, { dtype = dtype, device = "cpu" }):view{ 4, 6 }
+      local da = a:to(device)
+      for _, op in ipairs(MATH) do
+        local want, got = dlx[op](a:transpose(1, 2)), dlx[op](da:transpose(1, 2))
+        assert.equal(want.dtype, got.dtype)
+        local w, g = want:view{ 24 }:totable(), got:view{ 24 }:totable()
+        for i = 1, #w do
+          local ok = (w[i] ~= w[i] and g[i] ~= g[i]) or w[i] == g[i] or
+            math.abs(w[i] - g[i]) <= rel * math.abs(w[i])
+          if not ok then h.same(w, g, op .. " of " .. dtype) end
+        end
+      end
+    end
+  end)
+
+  it("computes conj, real, imag, where, clamp, lerp and nan_to_num exactly as the CPU", function()
+    for _, dtype in ipairs(h.NUMERIC) do
+      local a = dlx.tensor(values(dtype, 4 * 6, 15), { dtype = dtype, device = "cpu" }):view{ 4, 6 }
+      local b = dlx.tensor(values(dtype, 6, 17), { dtype = dtype, device = "cpu" })
+      local cond = dlx.tensor(values("int8", 4 * 6, 19), { dtype = "int8", device = "cpu" })
+        :view{ 6, 4 }:transpose(1, 2)
+      local da, db, dcond = a:to(device), b:to(device), cond:to(device)
+      local f = family(dtype)
+      for _, op in ipairs({ "conj", "real", "imag" }) do
+        h.same(dlx[op](a:flip(2)):totable(), dlx[op](da:flip(2)):totable(), op .. " " .. dtype)
+      end
+      h.same(dlx.where(cond, a, b):totable(), dlx.where(dcond, da, db):totable(), "where")
+      h.same(dlx.where(cond:gt(0), a, 1):totable(), dlx.where(dcond:gt(0), da, 1):totable(),
+        "where with a number " .. dtype)
+      if f ~= "complex" then
+        local lo, hi = (f == "bool") and false or 1, (f == "bool") and true or 3
+        h.same(a:clamp(lo, hi):totable(), da:clamp(lo, hi):totable(), "clamp " .. dtype)
+        h.same(a:clamp(b):totable(), da:clamp(db):totable(), "clamp by a tensor " .. dtype)
+        h.same(a:nan_to_num():totable(), da:nan_to_num():totable(), "nan_to_num " .. dtype)
+      end
+      if f == "float" then
+        local w = dlx.tensor(values(dtype, 6, 21), { dtype = dtype, device = "cpu" }):div(4)
+        h.same(dlx.lerp(a, b, w):totable(), dlx.lerp(da, db, w:to(device)):totable(), "lerp")
+        h.same(dlx.lerp(a, b, 0.75):totable(), dlx.lerp(da, db, 0.75):totable(), "lerp " .. dtype)
+        local e = dlx.tensor({ 0 / 0, 1 / 0, -1 / 0, 2 }, { dtype = dtype, device = "cpu" })
+        local opts = { nan = 1, posinf = 2, neginf = -3 }
+        h.same(e:nan_to_num(opts):totable(), e:to(device):nan_to_num(opts):totable())
+        h.same(e:nan_to_num():totable(), e:to(device):nan_to_num():totable())
+      end
+    end
   end)
 
   it("refuses what the CPU refuses, before anything is written", function()

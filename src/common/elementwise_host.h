@@ -2,18 +2,22 @@
  * the C code of backends whose kernels use them (Level Zero, CUDA) and their tests: the kernel op
  * of a dlx_ew_op, the kernel dtype of a compute dtype, and the refusal of the ops they lack.
  *
- * An op missing from the table below (one added to dlx_ew_op later, such as a new math function)
- * maps to DLX_EWK_NONE, and the backend refuses it with a DeviceError instead of running another
- * op's code. */
+ * An op missing from the table below (one added to dlx_ew_op later) maps to DLX_EWK_NONE, and
+ * the backend refuses it with a DeviceError instead of running another op's code. */
 #ifndef DLX_COMMON_ELEMENTWISE_HOST_H
 #define DLX_COMMON_ELEMENTWISE_HOST_H
 
+#include <string.h>
+
+#include "backends/builtin.h"
 #include "common/elementwise_ops.h"
+#include "core/backend.h"
 #include "core/elementwise.h"
 #include "core/error.h"
 
 _Static_assert(DLX_EWK_BOOL == (int)DLX_BOOL && DLX_EWK_INT8 == (int)DLX_INT8 &&
                    DLX_EWK_INT64 == (int)DLX_INT64 && DLX_EWK_UINT8 == (int)DLX_UINT8 &&
+                   DLX_EWK_FLOAT16 == (int)DLX_FLOAT16 && DLX_EWK_BFLOAT16 == (int)DLX_BFLOAT16 &&
                    DLX_EWK_UINT64 == (int)DLX_UINT64 && DLX_EWK_FLOAT32 == (int)DLX_FLOAT32 &&
                    DLX_EWK_FLOAT64 == (int)DLX_FLOAT64 && DLX_EWK_COMPLEX64 == (int)DLX_COMPLEX64 &&
                    DLX_EWK_COMPLEX128 == (int)DLX_COMPLEX128,
@@ -62,6 +66,36 @@ static inline int dlx_ewk_op_of(dlx_ew_op op) {
       [DLX_EW_ISNAN] = DLX_EWK_ISNAN,
       [DLX_EW_ISINF] = DLX_EWK_ISINF,
       [DLX_EW_ISFINITE] = DLX_EWK_ISFINITE,
+      [DLX_EW_SQRT] = DLX_EWK_SQRT,
+      [DLX_EW_RSQRT] = DLX_EWK_RSQRT,
+      [DLX_EW_EXP] = DLX_EWK_EXP,
+      [DLX_EW_EXP2] = DLX_EWK_EXP2,
+      [DLX_EW_EXPM1] = DLX_EWK_EXPM1,
+      [DLX_EW_LOG] = DLX_EWK_LOG,
+      [DLX_EW_LOG2] = DLX_EWK_LOG2,
+      [DLX_EW_LOG10] = DLX_EWK_LOG10,
+      [DLX_EW_LOG1P] = DLX_EWK_LOG1P,
+      [DLX_EW_SIN] = DLX_EWK_SIN,
+      [DLX_EW_COS] = DLX_EWK_COS,
+      [DLX_EW_TAN] = DLX_EWK_TAN,
+      [DLX_EW_ASIN] = DLX_EWK_ASIN,
+      [DLX_EW_ACOS] = DLX_EWK_ACOS,
+      [DLX_EW_ATAN] = DLX_EWK_ATAN,
+      [DLX_EW_SINH] = DLX_EWK_SINH,
+      [DLX_EW_COSH] = DLX_EWK_COSH,
+      [DLX_EW_TANH] = DLX_EWK_TANH,
+      [DLX_EW_ASINH] = DLX_EWK_ASINH,
+      [DLX_EW_ACOSH] = DLX_EWK_ACOSH,
+      [DLX_EW_ATANH] = DLX_EWK_ATANH,
+      [DLX_EW_SIGMOID] = DLX_EWK_SIGMOID,
+      [DLX_EW_ERF] = DLX_EWK_ERF,
+      [DLX_EW_CONJ] = DLX_EWK_CONJ,
+      [DLX_EW_REAL] = DLX_EWK_REAL,
+      [DLX_EW_IMAG] = DLX_EWK_IMAG,
+      [DLX_EW_WHERE] = DLX_EWK_WHERE,
+      [DLX_EW_CLAMP] = DLX_EWK_CLAMP,
+      [DLX_EW_LERP] = DLX_EWK_LERP,
+      [DLX_EW_NAN_TO_NUM] = DLX_EWK_NAN_TO_NUM,
   };
   return (int)op >= 0 && op < DLX_EW_NUM_OPS ? codes[op] : DLX_EWK_NONE;
 }
@@ -70,6 +104,29 @@ static inline int dlx_ewk_op_of(dlx_ew_op op) {
  * round once when stored), the dtype itself otherwise. */
 static inline dlx_dtype dlx_ewk_kernel_dtype(dlx_dtype compute) {
   return compute == DLX_FLOAT16 || compute == DLX_BFLOAT16 ? DLX_FLOAT32 : compute;
+}
+
+/* The kernel dtype of op computing in `compute`: where moves values, so it keeps float16 and
+ * bfloat16 as the CPU does (a value cast to float16 on load is rounded once, there); other ops
+ * compute float16 and bfloat16 in float32. */
+static inline dlx_dtype dlx_ewk_kernel_dtype_of(dlx_ew_op op, dlx_dtype compute) {
+  return op == DLX_EW_WHERE ? compute : dlx_ewk_kernel_dtype(compute);
+}
+
+/* Scalar input k of op computing in `compute` as the bytes of its kernel dtype (out: 16 bytes,
+ * zero-padded), converted with the CPU backend's rules. */
+static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
+                                       const dlx_scalar *value, void *out, dlx_error *err) {
+  DLDevice cpu = {kDLCPU, 0};
+  dlx_dtype kin = dlx_ew_input_dtype(op, k, dlx_ewk_kernel_dtype_of(op, compute));
+  dlx_tensor one;
+  int rc = dlx_tensor_empty(&one, NULL, 0, kin, cpu, err);
+  if (rc != 0) return rc;
+  rc = dlx_cpu_backend.fill(&one, value, err);
+  memset(out, 0, 16);
+  if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(kin));
+  dlx_tensor_close(&one);
+  return rc;
 }
 
 /* The kernel op of op in kernel dtype kdtype, or a DeviceError ("exp is not implemented on

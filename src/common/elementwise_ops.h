@@ -71,6 +71,37 @@ enum dlx_ewk_op {
   DLX_EWK_ISNAN,
   DLX_EWK_ISINF,
   DLX_EWK_ISFINITE,
+  DLX_EWK_SQRT,
+  DLX_EWK_RSQRT,
+  DLX_EWK_EXP,
+  DLX_EWK_EXP2,
+  DLX_EWK_EXPM1,
+  DLX_EWK_LOG,
+  DLX_EWK_LOG2,
+  DLX_EWK_LOG10,
+  DLX_EWK_LOG1P,
+  DLX_EWK_SIN,
+  DLX_EWK_COS,
+  DLX_EWK_TAN,
+  DLX_EWK_ASIN,
+  DLX_EWK_ACOS,
+  DLX_EWK_ATAN,
+  DLX_EWK_SINH,
+  DLX_EWK_COSH,
+  DLX_EWK_TANH,
+  DLX_EWK_ASINH,
+  DLX_EWK_ACOSH,
+  DLX_EWK_ATANH,
+  DLX_EWK_SIGMOID,
+  DLX_EWK_ERF,
+  DLX_EWK_CONJ,
+  DLX_EWK_REAL,
+  DLX_EWK_IMAG,
+  /* with three or four operands (dlx_ewk_apply_n) */
+  DLX_EWK_WHERE,
+  DLX_EWK_CLAMP,
+  DLX_EWK_LERP,
+  DLX_EWK_NAN_TO_NUM,
   DLX_EWK_NUM_OPS
 };
 
@@ -86,6 +117,8 @@ enum dlx_ewk_dtype {
   DLX_EWK_UINT16 = 6,
   DLX_EWK_UINT32 = 7,
   DLX_EWK_UINT64 = 8,
+  DLX_EWK_FLOAT16 = 9,   /* where alone: it moves values, so they stay float16 */
+  DLX_EWK_BFLOAT16 = 10, /* (the same) */
   DLX_EWK_FLOAT32 = 11,
   DLX_EWK_FLOAT64 = 12,
   DLX_EWK_COMPLEX64 = 13,
@@ -283,6 +316,68 @@ DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * 
 DLX_EWK_FLOAT(float32, float, DLX_EWK_F)
 DLX_EWK_FLOAT(float64, double, DLX_EWK_DOUBLE_FN)
 
+/* ---- the math functions. float64 calls the device's double function; float32 (and float16 and
+ * bfloat16, which compute in float32) computes in double and rounds once: a double result within
+ * a few double ulps is within 1 float ulp after that rounding, whatever the device's float
+ * functions allow (OpenCL C up to 4 ulp, CUDA 2). The kernels need fp64 anyway. */
+
+#define DLX_EWK_MATH_FNS(X)                                                                        \
+  X(sqrt)                                                                                          \
+  X(exp)                                                                                           \
+  X(exp2)                                                                                          \
+  X(expm1)                                                                                         \
+  X(log)                                                                                           \
+  X(log2)                                                                                          \
+  X(log10)                                                                                         \
+  X(log1p)                                                                                         \
+  X(sin)                                                                                           \
+  X(cos)                                                                                           \
+  X(tan)                                                                                           \
+  X(asin)                                                                                          \
+  X(acos)                                                                                          \
+  X(atan)                                                                                          \
+  X(sinh)                                                                                          \
+  X(cosh)                                                                                          \
+  X(tanh)                                                                                          \
+  X(asinh)                                                                                         \
+  X(acosh)                                                                                         \
+  X(atanh)                                                                                         \
+  X(erf)
+#define DLX_EWK_MATH_DEF(fn)                                                                       \
+  DLX_SHARED double dlx_ewk_##fn##_float64(double x) { return fn(x); }                             \
+  DLX_SHARED float dlx_ewk_##fn##_float32(float x) { return (float)fn((double)x); }
+DLX_EWK_MATH_FNS(DLX_EWK_MATH_DEF)
+
+DLX_SHARED double dlx_ewk_rsqrt_float64(double x) { return 1 / sqrt(x); }
+DLX_SHARED float dlx_ewk_rsqrt_float32(float x) { return (float)(1 / sqrt((double)x)); }
+/* stable for large |x|: exp(-|x|) never overflows, and small results keep their precision */
+DLX_SHARED double dlx_ewk_sigmoid_float64(double x) {
+  double t = exp(-fabs(x));
+  return x >= 0 ? 1 / (1 + t) : t / (1 + t);
+}
+DLX_SHARED float dlx_ewk_sigmoid_float32(float x) { return (float)dlx_ewk_sigmoid_float64(x); }
+
+/* ---- conj, real and imag of real dtypes (complex ones below): the value, or zero */
+
+#define DLX_EWK_REAL_PARTS(n, T)                                                                   \
+  DLX_SHARED T dlx_ewk_conj_##n(T x) { return x; }                                                 \
+  DLX_SHARED T dlx_ewk_real_##n(T x) { return x; }                                                 \
+  DLX_SHARED T dlx_ewk_imag_##n(T x) {                                                             \
+    (void)x;                                                                                       \
+    return (T)0;                                                                                   \
+  }
+DLX_EWK_REAL_PARTS(boolean, uint8_t)
+DLX_EWK_REAL_PARTS(int8, int8_t)
+DLX_EWK_REAL_PARTS(int16, int16_t)
+DLX_EWK_REAL_PARTS(int32, int32_t)
+DLX_EWK_REAL_PARTS(int64, int64_t)
+DLX_EWK_REAL_PARTS(uint8, uint8_t)
+DLX_EWK_REAL_PARTS(uint16, uint16_t)
+DLX_EWK_REAL_PARTS(uint32, uint32_t)
+DLX_EWK_REAL_PARTS(uint64, uint64_t)
+DLX_EWK_REAL_PARTS(float32, float)
+DLX_EWK_REAL_PARTS(float64, double)
+
 /* ---- complex: Smith's division (as NumPy); pow below */
 
 #define DLX_EWK_COMPLEX(n, C, R, F)                                                                \
@@ -316,6 +411,7 @@ DLX_EWK_FLOAT(float64, double, DLX_EWK_DOUBLE_FN)
     return dlx_ewk_nonzero_##n(x) != dlx_ewk_nonzero_##n(y);                                       \
   }                                                                                                \
   DLX_SHARED C dlx_ewk_neg_##n(C x) { return C##_of(-x.re, -x.im); }                               \
+  DLX_SHARED C dlx_ewk_conj_##n(C x) { return C##_of(x.re, -x.im); }                               \
   DLX_SHARED R dlx_ewk_abs_##n(C x) { return F(hypot)(x.re, x.im); }                               \
   DLX_SHARED C dlx_ewk_square_##n(C x) { return dlx_ewk_mul_##n(x, x); }                           \
   DLX_SHARED C dlx_ewk_reciprocal_##n(C x) { return dlx_ewk_div_##n(C##_of(1, 0), x); }            \
@@ -348,6 +444,39 @@ DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
   dlx_c128 r = dlx_ewk_pow_complex128(dlx_c128_of(a.re, a.im), dlx_c128_of(b.re, b.im));
   return dlx_c64_of((float)r.re, (float)r.im);
 }
+
+/* ---- where, clamp, lerp and nan_to_num (dlx_ewk_apply_n): where's condition is a bool (the
+ * host casts it, as `~= 0`), where takes every dtype; clamp is minimum(maximum(x, lo), hi), so hi
+ * wins where lo > hi and floats propagate NaN; lerp (floats) is PyTorch's formula, from the end
+ * nearer to w so that w = 0 gives a and w = 1 gives b exactly; nan_to_num puts its three values
+ * (already of x's dtype) in place of NaN, +inf and -inf. */
+
+#define DLX_EWK_INT_TERNARY(n, T)                                                                  \
+  DLX_SHARED T dlx_ewk_clamp_##n(T x, T lo, T hi) {                                                \
+    return x < lo ? (lo > hi ? hi : lo) : (x > hi ? hi : x);                                       \
+  }
+DLX_EWK_INT_TERNARY(boolean, uint8_t)
+DLX_EWK_INT_TERNARY(int8, int8_t)
+DLX_EWK_INT_TERNARY(int16, int16_t)
+DLX_EWK_INT_TERNARY(int32, int32_t)
+DLX_EWK_INT_TERNARY(int64, int64_t)
+DLX_EWK_INT_TERNARY(uint8, uint8_t)
+DLX_EWK_INT_TERNARY(uint16, uint16_t)
+DLX_EWK_INT_TERNARY(uint32, uint32_t)
+DLX_EWK_INT_TERNARY(uint64, uint64_t)
+
+#define DLX_EWK_FLOAT_TERNARY(n, T, F)                                                             \
+  DLX_SHARED T dlx_ewk_clamp_##n(T x, T lo, T hi) {                                                \
+    return dlx_ewk_minimum_##n(dlx_ewk_maximum_##n(x, lo), hi);                                    \
+  }                                                                                                \
+  DLX_SHARED T dlx_ewk_lerp_##n(T a, T b, T w) {                                                   \
+    return F(fabs)(w) < (T)0.5 ? a + w * (b - a) : b - (b - a) * ((T)1 - w);                       \
+  }                                                                                                \
+  DLX_SHARED T dlx_ewk_nan_to_num_##n(T x, T nan, T posinf, T neginf) {                            \
+    return x != x ? nan : x == (T)INFINITY ? posinf : x == -(T)INFINITY ? neginf : x;              \
+  }
+DLX_EWK_FLOAT_TERNARY(float32, float, DLX_EWK_F)
+DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
 
 /* ---- which ops each kernel dtype has: X(op code, element function, leading argument) */
 
@@ -392,6 +521,9 @@ DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
   X(DLX_EWK_SIGN, sign, a)                                                                         \
   X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_BITWISE_NOT, bitwise_not, a)                                                           \
+  X(DLX_EWK_CONJ, conj, a)                                                                         \
+  X(DLX_EWK_REAL, real, a)                                                                         \
+  X(DLX_EWK_IMAG, imag, a)                                                                         \
   DLX_EWK_ROUNDING_OPS(X, a)
 
 #define DLX_EWK_FLOAT_BINARY(X, a)                                                                 \
@@ -413,6 +545,32 @@ DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
   X(DLX_EWK_SIGN, sign, a)                                                                         \
   X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
+  X(DLX_EWK_SQRT, sqrt, a)                                                                         \
+  X(DLX_EWK_RSQRT, rsqrt, a)                                                                       \
+  X(DLX_EWK_EXP, exp, a)                                                                           \
+  X(DLX_EWK_EXP2, exp2, a)                                                                         \
+  X(DLX_EWK_EXPM1, expm1, a)                                                                       \
+  X(DLX_EWK_LOG, log, a)                                                                           \
+  X(DLX_EWK_LOG2, log2, a)                                                                         \
+  X(DLX_EWK_LOG10, log10, a)                                                                       \
+  X(DLX_EWK_LOG1P, log1p, a)                                                                       \
+  X(DLX_EWK_SIN, sin, a)                                                                           \
+  X(DLX_EWK_COS, cos, a)                                                                           \
+  X(DLX_EWK_TAN, tan, a)                                                                           \
+  X(DLX_EWK_ASIN, asin, a)                                                                         \
+  X(DLX_EWK_ACOS, acos, a)                                                                         \
+  X(DLX_EWK_ATAN, atan, a)                                                                         \
+  X(DLX_EWK_SINH, sinh, a)                                                                         \
+  X(DLX_EWK_COSH, cosh, a)                                                                         \
+  X(DLX_EWK_TANH, tanh, a)                                                                         \
+  X(DLX_EWK_ASINH, asinh, a)                                                                       \
+  X(DLX_EWK_ACOSH, acosh, a)                                                                       \
+  X(DLX_EWK_ATANH, atanh, a)                                                                       \
+  X(DLX_EWK_SIGMOID, sigmoid, a)                                                                   \
+  X(DLX_EWK_ERF, erf, a)                                                                           \
+  X(DLX_EWK_CONJ, conj, a)                                                                         \
+  X(DLX_EWK_REAL, real, a)                                                                         \
+  X(DLX_EWK_IMAG, imag, a)                                                                         \
   DLX_EWK_ROUNDING_OPS(X, a)
 
 #define DLX_EWK_COMPLEX_BINARY(X, a)                                                               \
@@ -424,7 +582,8 @@ DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
 #define DLX_EWK_COMPLEX_UNARY(X, a)                                                                \
   X(DLX_EWK_NEG, neg, a)                                                                           \
   X(DLX_EWK_SQUARE, square, a)                                                                     \
-  X(DLX_EWK_RECIPROCAL, reciprocal, a)
+  X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
+  X(DLX_EWK_CONJ, conj, a)
 #define DLX_EWK_COMPLEX_COMPARE(X, a)                                                              \
   X(DLX_EWK_EQ, eq, a)                                                                             \
   X(DLX_EWK_NE, ne, a)                                                                             \
@@ -447,7 +606,10 @@ DLX_SHARED dlx_c64 dlx_ewk_pow_complex64(dlx_c64 a, dlx_c64 b) {
   X(DLX_EWK_FLOOR, kept, a)                                                                        \
   X(DLX_EWK_CEIL, kept, a)                                                                         \
   X(DLX_EWK_TRUNC, kept, a)                                                                        \
-  X(DLX_EWK_ROUND, kept, a)
+  X(DLX_EWK_ROUND, kept, a)                                                                        \
+  X(DLX_EWK_CONJ, conj, a)                                                                         \
+  X(DLX_EWK_REAL, real, a)                                                                         \
+  X(DLX_EWK_IMAG, imag, a)
 #define DLX_EWK_BOOL_COMPARE(X, a)                                                                 \
   X(DLX_EWK_EQ, eq, a)                                                                             \
   X(DLX_EWK_NE, ne, a)                                                                             \
@@ -551,19 +713,25 @@ DLX_EWK_DISPATCH(float64, float64, double, DLX_EWK_FLOAT_BINARY, DLX_EWK_FLOAT_U
                  DLX_EWK_COMPARE_OPS, DLX_EWK_TEST_OPS)
 DLX_EWK_APPLY(float64, double, )
 
-/* complex abs gives the real dtype of its precision */
+/* complex abs, real and imag give the real dtype of its precision */
 #define DLX_EWK_REAL_CASE(n, R)                                                                    \
   case DLX_EWK_RESULT_REAL: {                                                                      \
-    R r = dlx_ewk_abs_##n(x);                                                                      \
+    R r = dlx_ewk_part_##n(op, x);                                                                 \
+                                                                                                   \
     memcpy(out, &r, sizeof r);                                                                     \
     return 0;                                                                                      \
   }
-#define DLX_EWK_COMPLEX_ABS(X, a) X(DLX_EWK_ABS, abs, a)
 #define DLX_EWK_COMPLEX_KIND(n, C, R)                                                              \
   DLX_EWK_DISPATCH(n##_ops, n, C, DLX_EWK_COMPLEX_BINARY, DLX_EWK_COMPLEX_UNARY,                   \
                    DLX_EWK_COMPLEX_COMPARE, DLX_EWK_TEST_OPS)                                      \
   DLX_SHARED int dlx_ewk_result_##n(int op) {                                                      \
-    return op == DLX_EWK_ABS ? (int)DLX_EWK_RESULT_REAL : dlx_ewk_result_##n##_ops(op);            \
+    return op == DLX_EWK_ABS || op == DLX_EWK_REAL || op == DLX_EWK_IMAG                           \
+               ? (int)DLX_EWK_RESULT_REAL                                                          \
+               : dlx_ewk_result_##n##_ops(op);                                                     \
+  }                                                                                                \
+  /* abs, real or imag */                                                                          \
+  DLX_SHARED R dlx_ewk_part_##n(int op, C x) {                                                     \
+    return op == DLX_EWK_REAL ? x.re : op == DLX_EWK_IMAG ? x.im : dlx_ewk_abs_##n(x);             \
   }                                                                                                \
   DLX_SHARED C dlx_ewk_same_##n(int op, C x, C y) { return dlx_ewk_same_##n##_ops(op, x, y); }     \
   DLX_SHARED uint8_t dlx_ewk_test_##n(int op, C x, C y) {                                          \
@@ -609,8 +777,27 @@ DLX_SHARED int dlx_ewk_apply(int op, int dtype, char *out, const char *a, const 
   }
 }
 
+/* What a three- or four-operand op gives for kernel dtype `dtype`. */
+DLX_SHARED int dlx_ewk_result_n(int op, int dtype) {
+  int real = dtype != DLX_EWK_COMPLEX64 && dtype != DLX_EWK_COMPLEX128;
+  int floating = dtype == DLX_EWK_FLOAT32 || dtype == DLX_EWK_FLOAT64;
+  switch (op) {
+  case DLX_EWK_WHERE:
+    return dtype >= DLX_EWK_BOOL && dtype <= DLX_EWK_COMPLEX128 ? DLX_EWK_RESULT_SAME
+                                                                : DLX_EWK_RESULT_NONE;
+  case DLX_EWK_CLAMP:
+  case DLX_EWK_NAN_TO_NUM:
+    return real ? DLX_EWK_RESULT_SAME : DLX_EWK_RESULT_NONE;
+  case DLX_EWK_LERP:
+    return floating ? DLX_EWK_RESULT_SAME : DLX_EWK_RESULT_NONE;
+  default:
+    return DLX_EWK_RESULT_NONE;
+  }
+}
+
 /* What op gives for kernel dtype `dtype` (enum dlx_ewk_result). */
 DLX_SHARED int dlx_ewk_result(int op, int dtype) {
+  if (op >= DLX_EWK_WHERE) return dlx_ewk_result_n(op, dtype);
   switch (dtype) {
   case DLX_EWK_BOOL:
     return dlx_ewk_result_boolean(op);
@@ -631,6 +818,104 @@ DLX_SHARED int dlx_ewk_result(int op, int dtype) {
     return dlx_ewk_result_complex64(op);
   default:
     return DLX_EWK_RESULT_NONE;
+  }
+}
+
+/* ---- the ops of three and four operands, on bytes as dlx_ewk_apply: where(a, b, c) with a a
+ * bool byte, clamp(a, b, c), lerp(a, b, c), nan_to_num(a, b, c, d); -1 for an op the dtype does
+ * not have. The kernel dtype of input k is dlx_ewk_input_dtype. */
+
+DLX_SHARED int dlx_ewk_input_dtype(int op, int k, int kdtype) {
+  return op == DLX_EWK_WHERE && k == 0 ? (int)DLX_EWK_BOOL : kdtype;
+}
+
+#define DLX_EWK_APPLY3(n, T, CASES)                                                                \
+  DLX_SHARED int dlx_ewk_apply3_##n(int op, char *out, const char *a, const char *b,               \
+                                    const char *c, const char *d) {                                \
+    T x, y, z, w, r;                                                                               \
+    memcpy(&x, a, sizeof x); /* (where: the bool at a[0] is what counts) */                        \
+    memcpy(&y, b, sizeof y);                                                                       \
+    memcpy(&z, c, sizeof z);                                                                       \
+    memcpy(&w, d, sizeof w);                                                                       \
+    switch (op) {                                                                                  \
+    case DLX_EWK_WHERE:                                                                            \
+      r = a[0] != 0 ? y : z;                                                                       \
+      break;                                                                                       \
+      CASES                                                                                        \
+    default:                                                                                       \
+      return -1;                                                                                   \
+    }                                                                                              \
+    (void)w;                                                                                       \
+    memcpy(out, &r, sizeof r);                                                                     \
+    return 0;                                                                                      \
+  }
+#define DLX_EWK_INT_CASES(n)                                                                       \
+  case DLX_EWK_CLAMP:                                                                              \
+    r = dlx_ewk_clamp_##n(x, y, z);                                                                \
+    break;                                                                                         \
+  case DLX_EWK_NAN_TO_NUM: /* no NaN or infinity */                                                \
+    r = x;                                                                                         \
+    break;
+#define DLX_EWK_FLOAT_CASES(n)                                                                     \
+  case DLX_EWK_CLAMP:                                                                              \
+    r = dlx_ewk_clamp_##n(x, y, z);                                                                \
+    break;                                                                                         \
+  case DLX_EWK_LERP:                                                                               \
+    r = dlx_ewk_lerp_##n(x, y, z);                                                                 \
+    break;                                                                                         \
+  case DLX_EWK_NAN_TO_NUM:                                                                         \
+    r = dlx_ewk_nan_to_num_##n(x, y, z, w);                                                        \
+    break;
+DLX_EWK_APPLY3(boolean, uint8_t, DLX_EWK_INT_CASES(boolean))
+DLX_EWK_APPLY3(int8, int8_t, DLX_EWK_INT_CASES(int8))
+DLX_EWK_APPLY3(int16, int16_t, DLX_EWK_INT_CASES(int16))
+DLX_EWK_APPLY3(int32, int32_t, DLX_EWK_INT_CASES(int32))
+DLX_EWK_APPLY3(int64, int64_t, DLX_EWK_INT_CASES(int64))
+DLX_EWK_APPLY3(uint8, uint8_t, DLX_EWK_INT_CASES(uint8))
+DLX_EWK_APPLY3(uint16, uint16_t, DLX_EWK_INT_CASES(uint16))
+DLX_EWK_APPLY3(uint32, uint32_t, DLX_EWK_INT_CASES(uint32))
+DLX_EWK_APPLY3(uint64, uint64_t, DLX_EWK_INT_CASES(uint64))
+DLX_EWK_APPLY3(float32, float, DLX_EWK_FLOAT_CASES(float32))
+DLX_EWK_APPLY3(float64, double, DLX_EWK_FLOAT_CASES(float64))
+DLX_EWK_APPLY3(complex64, dlx_c64, )
+DLX_EWK_APPLY3(complex128, dlx_c128, )
+
+/* The step of any op on one element, with up to four inputs (unused ones are not read but must be
+ * readable: pass a); -1 when the dtype does not have the op. */
+DLX_SHARED int dlx_ewk_apply_n(int op, int dtype, char *out, const char *a, const char *b,
+                               const char *c, const char *d) {
+  if (op < DLX_EWK_WHERE) return dlx_ewk_apply(op, dtype, out, a, b);
+  switch (dtype) {
+  case DLX_EWK_BOOL:
+    return dlx_ewk_apply3_boolean(op, out, a, b, c, d);
+  case DLX_EWK_INT8:
+    return dlx_ewk_apply3_int8(op, out, a, b, c, d);
+  case DLX_EWK_INT16:
+    return dlx_ewk_apply3_int16(op, out, a, b, c, d);
+  case DLX_EWK_INT32:
+    return dlx_ewk_apply3_int32(op, out, a, b, c, d);
+  case DLX_EWK_INT64:
+    return dlx_ewk_apply3_int64(op, out, a, b, c, d);
+  case DLX_EWK_UINT8:
+    return dlx_ewk_apply3_uint8(op, out, a, b, c, d);
+  case DLX_EWK_UINT16:
+  case DLX_EWK_FLOAT16: /* where alone, which moves the bits */
+  case DLX_EWK_BFLOAT16:
+    return dlx_ewk_apply3_uint16(op, out, a, b, c, d);
+  case DLX_EWK_UINT32:
+    return dlx_ewk_apply3_uint32(op, out, a, b, c, d);
+  case DLX_EWK_UINT64:
+    return dlx_ewk_apply3_uint64(op, out, a, b, c, d);
+  case DLX_EWK_FLOAT32:
+    return dlx_ewk_apply3_float32(op, out, a, b, c, d);
+  case DLX_EWK_FLOAT64:
+    return dlx_ewk_apply3_float64(op, out, a, b, c, d);
+  case DLX_EWK_COMPLEX64:
+    return dlx_ewk_apply3_complex64(op, out, a, b, c, d);
+  case DLX_EWK_COMPLEX128:
+    return dlx_ewk_apply3_complex128(op, out, a, b, c, d);
+  default:
+    return -1;
   }
 }
 

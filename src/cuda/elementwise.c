@@ -3,6 +3,7 @@
  * dims merged where every operand allows it (so contiguous tensors are one dim and take the
  * vectorised kernel) and scalars converted on the host with the CPU's rules. Ops the kernels
  * lack are a DeviceError (common/elementwise_host.h). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/elementwise_host.h"
@@ -15,45 +16,34 @@ static void *element0(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
 }
 
-/* The value as kdtype's bytes, cast with the CPU backend's rules. */
-static int scalar_bytes(dlx_dtype kdtype, const dlx_scalar *value, double out[2], dlx_error *err) {
-  DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor one;
-  int rc = dlx_tensor_empty(&one, NULL, 0, kdtype, cpu, err);
-  if (rc != 0) return rc;
-  rc = dlx_cpu_backend.fill(&one, value, err);
-  memset(out, 0, 2 * sizeof *out);
-  if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(kdtype));
-  dlx_tensor_close(&one);
-  return rc;
+/* Whether dim d can join dim n - 1 of every input (contiguous in each). */
+static bool inputs_merge(const dlx_cuda_ew_params *p, int32_t n, int32_t d, int64_t size) {
+  for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++)
+    if (p->in_strides[k][n - 1] != p->in_strides[k][d] * size) return false;
+  return true;
 }
 
-/* Drops size-1 dims and merges neighbours contiguous in dst and both inputs (element strides). */
+/* Drops size-1 dims and merges neighbours contiguous in dst and every input (element strides). */
 static int32_t merge_dims(dlx_cuda_ew_params *p, int32_t ndim) {
   int32_t n = 0;
   for (int32_t d = 0; d < ndim; d++) {
     int64_t size = p->shape[d];
     if (size == 1) continue;
-    if (n > 0 && p->dst_strides[n - 1] == p->dst_strides[d] * size &&
-        p->in_strides[0][n - 1] == p->in_strides[0][d] * size &&
-        p->in_strides[1][n - 1] == p->in_strides[1][d] * size) {
+    if (n > 0 && p->dst_strides[n - 1] == p->dst_strides[d] * size && inputs_merge(p, n, d, size)) {
       p->shape[n - 1] *= size;
-      p->dst_strides[n - 1] = p->dst_strides[d];
-      p->in_strides[0][n - 1] = p->in_strides[0][d];
-      p->in_strides[1][n - 1] = p->in_strides[1][d];
-      continue;
+    } else {
+      p->shape[n] = size;
+      n++;
     }
-    p->shape[n] = size;
-    p->dst_strides[n] = p->dst_strides[d];
-    p->in_strides[0][n] = p->in_strides[0][d];
-    p->in_strides[1][n] = p->in_strides[1][d];
-    n++;
+    p->dst_strides[n - 1] = p->dst_strides[d];
+    for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++) p->in_strides[k][n - 1] = p->in_strides[k][d];
   }
   return n;
 }
 
-static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, dlx_dtype kdtype,
-                       int code, dlx_cuda_ew_params *p, dlx_error *err) {
+static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                       dlx_dtype compute, int code, dlx_cuda_ew_params *p, dlx_error *err) {
+  dlx_dtype kdtype = dlx_ewk_kernel_dtype_of(op, compute);
   memset(p, 0, sizeof *p);
   p->op = code;
   p->nin = dlx_ew_arity(op);
@@ -69,9 +59,9 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
   for (int k = 0; k < p->nin; k++) {
     const dlx_tensor *t = in[k].tensor;
     if (t == NULL) {
-      int rc = scalar_bytes(kdtype, &in[k].scalar, p->value[k], err);
+      int rc = dlx_ewk_scalar_bytes(op, k, compute, &in[k].scalar, p->value[k], err);
       if (rc != 0) return rc;
-      p->in_dtype[k] = (int)kdtype;
+      p->in_dtype[k] = dlx_ewk_input_dtype(code, k, (int)kdtype);
       continue;
     }
     p->in[k] = element0(t);
@@ -85,14 +75,14 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
 int dlx_cuda_elementwise_tensor(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                                 dlx_dtype compute, dlx_error *err) {
   int32_t device_id = dst->buffer->device.device_id;
-  dlx_dtype kdtype = dlx_ewk_kernel_dtype(compute);
+  dlx_dtype kdtype = dlx_ewk_kernel_dtype_of(op, compute);
   dlx_cuda_ew_params p;
   dlx_cuda_guard guard;
   char name[48];
   int code, status;
   int rc = dlx_ewk_check(op, kdtype, dlx_device_format(dst->buffer->device, name, sizeof name),
                          &code, err);
-  if (rc == 0) rc = fill_params(op, dst, in, kdtype, code, &p, err);
+  if (rc == 0) rc = fill_params(op, dst, in, compute, code, &p, err);
   if (rc == 0) rc = dlx_cuda_enter(device_id, &guard, err);
   if (rc != 0) return rc;
   status = dlx_cuda_elementwise(&p, dlx_cuda_current_stream(device_id));

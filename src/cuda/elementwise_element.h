@@ -27,15 +27,16 @@ typedef struct dlx_cuda_ew_op {
   int op, nin, kdtype, kout, dst_dtype;
 } dlx_cuda_ew_op;
 
-/* dst (o.dst_dtype) = op(in0, in1), input k of dtype in_dtype[k] (a scalar input: its bytes in
- * kdtype). in1 is not read by unary ops. */
-DLX_SHARED void dlx_cuda_ew_element(dlx_cuda_ew_op o, char *dst, const char *in0, int in0_dtype,
-                                    const char *in1, int in1_dtype) {
-  double x[2], y[2], r[2]; /* 16 bytes, aligned for every dtype */
-  dlx_cuda_ew_load(o.kdtype, (char *)x, in0_dtype, in0);
-  if (o.nin == 2) dlx_cuda_ew_load(o.kdtype, (char *)y, in1_dtype, in1);
+/* dst (o.dst_dtype) = op(in[0], ..) over the op's o.nin inputs, input k of dtype in_dtype[k] (a
+ * scalar input: its bytes in its kernel dtype). Inputs past o.nin are not read. */
+DLX_SHARED void dlx_cuda_ew_element(dlx_cuda_ew_op o, char *dst, const char *const *in,
+                                    const int *in_dtype) {
+  double x[DLX_CUDA_EW_INPUTS][2], r[2]; /* 16 bytes each, aligned for every dtype */
+  for (int k = 0; k < o.nin; k++)
+    dlx_cuda_ew_load(dlx_ewk_input_dtype(o.op, k, o.kdtype), (char *)x[k], in_dtype[k], in[k]);
   /* the host sent only ops the kernel dtype has */
-  dlx_ewk_apply(o.op, o.kdtype, (char *)r, (const char *)x, (const char *)(o.nin == 2 ? y : x));
+  dlx_ewk_apply_n(o.op, o.kdtype, (char *)r, (const char *)x[0], (const char *)x[o.nin > 1 ? 1 : 0],
+                  (const char *)x[o.nin > 2 ? 2 : 0], (const char *)x[o.nin > 3 ? 3 : 0]);
   if (o.kout == o.dst_dtype)
     memcpy(dst, r, (size_t)dlx_cuda_itemsize(o.kout));
   else

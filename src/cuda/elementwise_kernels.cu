@@ -28,14 +28,17 @@ unsigned blocks_for(int64_t n) {
 template <typename U, int N> struct alignas(sizeof(U) * N) Vec { U v[N]; };
 
 // The element functions of one kernel dtype, by type: T the dtype's storage, R the real type of
-// a complex dtype (abs), T itself otherwise.
+// a complex dtype (abs, real, imag), T itself otherwise.
 #define DLX_EW_TRAITS(n, Ty, Ry, REAL)                                                             \
   struct Ops_##n {                                                                                 \
     typedef Ty T;                                                                                  \
     typedef Ry R;                                                                                  \
     static __device__ T same(int op, T x, T y) { return dlx_ewk_same_##n(op, x, y); }              \
     static __device__ uint8_t test(int op, T x, T y) { return dlx_ewk_test_##n(op, x, y); }        \
-    static __device__ R real(T x) { return REAL; }                                                 \
+    static __device__ R real(int op, T x) {                                                        \
+      (void)op;                                                                                    \
+      return REAL;                                                                                 \
+    }                                                                                              \
   };
 DLX_EW_TRAITS(boolean, uint8_t, uint8_t, x)
 DLX_EW_TRAITS(int8, int8_t, int8_t, x)
@@ -48,8 +51,8 @@ DLX_EW_TRAITS(uint32, uint32_t, uint32_t, x)
 DLX_EW_TRAITS(uint64, uint64_t, uint64_t, x)
 DLX_EW_TRAITS(float32, float, float, x)
 DLX_EW_TRAITS(float64, double, double, x)
-DLX_EW_TRAITS(complex64, dlx_c64, float, dlx_ewk_abs_complex64(x))
-DLX_EW_TRAITS(complex128, dlx_c128, double, dlx_ewk_abs_complex128(x))
+DLX_EW_TRAITS(complex64, dlx_c64, float, dlx_ewk_part_complex64(op, x))
+DLX_EW_TRAITS(complex128, dlx_c128, double, dlx_ewk_part_complex128(op, x))
 #undef DLX_EW_TRAITS
 
 // An input of the contiguous kernel: contiguous data, or one value (`value`, or data[0] when
@@ -100,7 +103,7 @@ __global__ void contiguous(int op, int kind, int64_t numel, void *dst, Input<typ
       reinterpret_cast<Vec<uint8_t, N> *>(dst)[v] = r;
     } else {
       Vec<R, N> r;
-      for (int k = 0; k < N; k++) r.v[k] = K::real(x.v[k]);
+      for (int k = 0; k < N; k++) r.v[k] = K::real(op, x.v[k]);
       reinterpret_cast<Vec<R, N> *>(dst)[v] = r;
     }
   }
@@ -111,39 +114,41 @@ __global__ void contiguous(int op, int kind, int64_t numel, void *dst, Input<typ
     else if (kind == DLX_EWK_RESULT_BOOL)
       static_cast<uint8_t *>(dst)[i] = K::test(op, x, y);
     else
-      static_cast<R *>(dst)[i] = K::real(x);
+      static_cast<R *>(dst)[i] = K::real(op, x);
   }
 }
 
 __global__ void strided(dlx_cuda_ew_params p) {
+  const int kIn = DLX_CUDA_EW_INPUTS;
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   dlx_cuda_ew_op o = {p.op, p.nin, p.kdtype, p.kout, p.dst_dtype};
-  double values[2][2] = {{p.value[0][0], p.value[0][1]}, {p.value[1][0], p.value[1][1]}};
-  int dtype0 = p.in[0] != NULL ? p.in_dtype[0] : p.kdtype;
-  int dtype1 = p.in[1] != NULL ? p.in_dtype[1] : p.kdtype;
-  int dsize = dlx_cuda_itemsize(p.dst_dtype);
-  int size0 = dlx_cuda_itemsize(dtype0), size1 = dlx_cuda_itemsize(dtype1);
+  double values[kIn][2];
+  int dtype[kIn], size[kIn], dsize = dlx_cuda_itemsize(p.dst_dtype);
+  for (int k = 0; k < kIn; k++) {
+    values[k][0] = p.value[k][0];
+    values[k][1] = p.value[k][1];
+    dtype[k] = p.in_dtype[k];
+    size[k] = dlx_cuda_itemsize(dtype[k]);
+  }
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
-    int64_t rest = i, od = 0, o0 = 0, o1 = 0;
+    int64_t rest = i, od = 0, off[kIn] = {0, 0, 0, 0};
+    const char *in[kIn];
     for (int d = p.ndim - 1; d >= 0; d--) {
       int64_t n = p.shape[d], k = rest % n;
       rest /= n;
       od += k * p.dst_strides[d];
-      o0 += k * p.in_strides[0][d];
-      o1 += k * p.in_strides[1][d];
+      for (int m = 0; m < p.nin; m++) off[m] += k * p.in_strides[m][d];
     }
-    const char *in0 =
-        p.in[0] != NULL ? (const char *)p.in[0] + o0 * size0 : (const char *)values[0];
-    const char *in1 =
-        p.in[1] != NULL ? (const char *)p.in[1] + o1 * size1 : (const char *)values[1];
-    dlx_cuda_ew_element(o, (char *)p.dst + od * dsize, in0, dtype0, in1, dtype1);
+    for (int m = 0; m < kIn; m++)
+      in[m] = p.in[m] != NULL ? (const char *)p.in[m] + off[m] * size[m] : (const char *)values[m];
+    dlx_cuda_ew_element(o, (char *)p.dst + od * dsize, in, dtype);
   }
 }
 
 // Whether the request is contiguous, same-dtype and aligned for vectors of 16 bytes: the
 // layout is then one dim (the host merged dims) of stride 1, or 0 for an input that is one value.
 bool vectorisable(const dlx_cuda_ew_params *p, int vector_bytes, int out_bytes) {
-  if (p->kout != p->dst_dtype || p->ndim > 1) return false;
+  if (p->nin > 2 || p->kout != p->dst_dtype || p->ndim > 1) return false;
   if (p->ndim == 1 && p->dst_strides[0] != 1) return false;
   if ((uintptr_t)p->dst % (uintptr_t)out_bytes != 0) return false;
   for (int k = 0; k < p->nin; k++) {

@@ -70,25 +70,27 @@ int dlx_cuda_spin(int64_t cycles, void *stream);
 int dlx_cuda_reduce(int op, const void *src, int src_dtype, int64_t outer, int64_t extent,
                     int64_t inner, void *dst, int dst_dtype, void *stream);
 
-/* An elementwise op (src/common/elementwise_ops.h): dst = op(in[0], in[1]) over one shape,
- * strides in elements, any sign (0 for broadcast inputs). in[k] NULL: the input is value[k],
- * already in the kernel dtype. Inputs are cast from in_dtype[k] to kdtype on load, the result
- * (kout, op's result in kdtype) to dst_dtype on store. */
+/* An elementwise op (src/common/elementwise_ops.h): dst = op(in[0], ..) over its nin inputs and
+ * one shape, strides in elements, any sign (0 for broadcast inputs). in[k] NULL: the input is
+ * value[k], already in its kernel dtype. Inputs are cast from in_dtype[k] to their kernel dtype
+ * (dlx_ewk_input_dtype: kdtype, or bool for where's condition) on load, the result (kout, op's
+ * result in kdtype) to dst_dtype on store. */
+#define DLX_CUDA_EW_INPUTS 4
 typedef struct dlx_cuda_ew_params {
   int op; /* enum dlx_ewk_op */
   int nin;
   int kdtype; /* enum dlx_ewk_dtype */
   int kout;
   int dst_dtype;
-  int in_dtype[2];
+  int in_dtype[DLX_CUDA_EW_INPUTS];
   int32_t ndim;
   int64_t numel;
   int64_t shape[DLX_CUDA_MAX_DIMS];
   int64_t dst_strides[DLX_CUDA_MAX_DIMS];
-  int64_t in_strides[2][DLX_CUDA_MAX_DIMS];
+  int64_t in_strides[DLX_CUDA_EW_INPUTS][DLX_CUDA_MAX_DIMS];
   void *dst;
-  const void *in[2];
-  double value[2][2]; /* 16 bytes each, aligned for every kernel dtype */
+  const void *in[DLX_CUDA_EW_INPUTS];
+  double value[DLX_CUDA_EW_INPUTS][2]; /* 16 bytes each, aligned for every kernel dtype */
 } dlx_cuda_ew_params;
 
 /* Contiguous operands of the kernel dtype (and dst of kout) take vectorised kernels, any other

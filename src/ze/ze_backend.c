@@ -419,38 +419,42 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
 
 /* ---- elementwise ops */
 
-/* The simplify of copies for dst and both inputs of an elementwise op (byte strides). */
-static int64_t simplify3(int64_t *shape, int64_t *d, int64_t *x, int64_t *y, int32_t ndim) {
+/* The simplify of copies for dst and the inputs of an elementwise op (byte strides): size-1 dims
+ * dropped, neighbours contiguous in every layout merged. */
+static int64_t simplify_ew(dlx_ze_ew_args *a, int32_t ndim) {
   int64_t n = 0;
   for (int32_t k = 0; k < ndim; k++) {
-    if (shape[k] == 1) continue;
-    if (n > 0 && d[n - 1] == d[k] * shape[k] && x[n - 1] == x[k] * shape[k] &&
-        y[n - 1] == y[k] * shape[k]) {
-      shape[n - 1] *= shape[k];
-      d[n - 1] = d[k];
-      x[n - 1] = x[k];
-      y[n - 1] = y[k];
+    int64_t size = a->shape[k];
+    bool merge = n > 0 && a->dst_strides[n - 1] == a->dst_strides[k] * size;
+    if (size == 1) continue;
+    for (int m = 0; m < DLX_ZE_EW_INPUTS; m++)
+      merge = merge && a->in_strides[m][n - 1] == a->in_strides[m][k] * size;
+    if (merge) {
+      a->shape[n - 1] *= size;
+      a->dst_strides[n - 1] = a->dst_strides[k];
+      for (int m = 0; m < DLX_ZE_EW_INPUTS; m++) a->in_strides[m][n - 1] = a->in_strides[m][k];
       continue;
     }
-    shape[n] = shape[k];
-    d[n] = d[k];
-    x[n] = x[k];
-    y[n] = y[k];
+    a->shape[n] = size;
+    a->dst_strides[n] = a->dst_strides[k];
+    for (int m = 0; m < DLX_ZE_EW_INPUTS; m++) a->in_strides[m][n] = a->in_strides[m][k];
     n++;
   }
   return n;
 }
 
 /* One kernel for every op, dtype and layout (src/ze/kernels/elementwise.cl): the inputs are cast
- * to the kernel dtype as they are loaded, scalars travel in the argument block, converted on
+ * to their kernel dtype as they are loaded, scalars travel in the argument block, converted on
  * the host with the CPU's rules, and the result is cast to dst's dtype as it is stored. */
 static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                           dlx_dtype compute, dlx_error *err) {
   dlx_ze_device *dev = device_of(dst);
   dlx_ze_ew_args a;
-  dlx_dtype kdtype = dlx_ewk_kernel_dtype(compute);
+  dlx_dtype kdtype = dlx_ewk_kernel_dtype_of(op, compute);
   int64_t dsize = dlx_itemsize(dst->dtype);
-  void *ptrs[3] = {first_element(dst), dev->args, dev->args}; /* unread pointers: the block */
+  /* unread pointers: the block */
+  void *ptrs[1 + DLX_ZE_EW_INPUTS] = {first_element(dst), dev->args, dev->args, dev->args,
+                                      dev->args};
   char name[48];
   int code, rc = dlx_ewk_check(
                 op, kdtype, dlx_device_format(dst->buffer->device, name, sizeof name), &code, err);
@@ -462,11 +466,11 @@ static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand
   a.kdtype = kdtype;
   a.kout = dlx_ew_result_of(op, kdtype);
   a.dst_dtype = dst->dtype;
-  for (int k = 0; k < 2; k++) {
-    const dlx_tensor *t = k < a.nin ? in[k].tensor : NULL;
-    a.in_dtype[k] = t != NULL ? t->dtype : kdtype;
+  for (int k = 0; k < a.nin; k++) {
+    const dlx_tensor *t = in[k].tensor;
+    a.in_dtype[k] = t != NULL ? (int)t->dtype : dlx_ewk_input_dtype(code, k, (int)kdtype);
     a.in_scalar[k] = t == NULL;
-    if (k < a.nin && t == NULL) rc = value_bytes(kdtype, &in[k].scalar, a.scalar[k], err);
+    if (t == NULL) rc = dlx_ewk_scalar_bytes(op, k, compute, &in[k].scalar, a.scalar[k], err);
     if (rc != 0) return rc;
     if (t != NULL) ptrs[k + 1] = first_element(t);
     for (int32_t d = 0; t != NULL && d < dst->ndim; d++)
@@ -476,9 +480,10 @@ static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand
     a.shape[d] = dst->shape[d];
     a.dst_strides[d] = dst->strides[d] * dsize;
   }
-  a.ndim = simplify3(a.shape, a.dst_strides, a.in_strides[0], a.in_strides[1], dst->ndim);
+  a.ndim = simplify_ew(&a, dst->ndim);
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_ELEMENTWISE, groups_for(a.n), &a, sizeof a, ptrs, 3, err);
+  rc = launch(dev, DLX_ZE_ELEMENTWISE, groups_for(a.n), &a, sizeof a, ptrs, 1 + DLX_ZE_EW_INPUTS,
+              err);
   pthread_mutex_unlock(&dev->lock);
   return rc;
 }

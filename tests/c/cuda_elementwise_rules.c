@@ -5,7 +5,10 @@
  * language nvcc compiles it in. Every op of every kernel dtype runs on random bytes (NaN, inf,
  * subnormals, integer bounds, shift amounts past the width), with inputs of other dtypes cast on
  * load, scalar inputs, and results cast to other dtypes, and must give the CPU backend's bits
- * (NaNs may differ in payload; complex pow, written as exp(y log x), within a tolerance). Also:
+ * (NaNs may differ in payload; complex pow, written as exp(y log x), within a tolerance). The
+ * math functions (sqrt ... erf) compute with the host's libm here (the device's on a GPU) and
+ * must be within 1 ulp of the CPU's in float32 (both are faithful, so they are neighbours at
+ * worst) and 2 in float64 (glibc's double functions are within 2 ulp). Also:
  * the kernels have an op for a dtype exactly when the CPU has one, and an op they lack is
  * refused with a DeviceError. */
 #include <inttypes.h>
@@ -17,11 +20,12 @@
 #include "check.h"
 #include "common/elementwise_host.h"
 #include "cpu/elementwise_kernels.h"
+#include "cpu/elementwise_ternary.h"
 #include "cpu_test_util.h"
 #include "cuda/kernels.h"
 
 void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
-                    const void *in0, int in0_dtype, const void *in1, int in1_dtype);
+                    const void *const *in, const int *in_dtype);
 
 #define N 257
 
@@ -67,9 +71,27 @@ static void as_doubles(const void *p, dlx_dtype dtype, double out[2]) {
   dlx_tensor_close(&dst);
 }
 
-static int same_result(const void *got, const void *want, dlx_dtype dtype, int approx) {
+/* The distance in ulps of two floats of dtype (float16, bfloat16, float32, float64): their bits
+ * as ordered integers; 0 for two NaNs. */
+static uint64_t ulp_distance(const void *a, const void *b, dlx_dtype dtype) {
+  int64_t size = dlx_itemsize(dtype);
+  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
+  double g[2], w[2];
+  as_doubles(a, dtype, g);
+  as_doubles(b, dtype, w);
+  if (isnan(g[0]) || isnan(w[0])) return isnan(g[0]) && isnan(w[0]) ? 0 : UINT64_MAX;
+  memcpy(&x, a, (size_t)size);
+  memcpy(&y, b, (size_t)size);
+  x = x & sign ? sign - (x & ~sign) : sign + x; /* (little-endian) */
+  y = y & sign ? sign - (y & ~sign) : sign + y;
+  return x > y ? x - y : y - x;
+}
+
+static int same_result(const void *got, const void *want, dlx_dtype dtype, int approx,
+                       uint64_t ulps) {
   double g[2], w[2];
   if (memcmp(got, want, (size_t)dlx_itemsize(dtype)) == 0) return 1;
+  if (ulps > 0) return ulp_distance(got, want, dtype) <= ulps;
   as_doubles(got, dtype, g);
   as_doubles(want, dtype, w);
   if (approx) return hypot(g[0] - w[0], g[1] - w[1]) <= 1e-5 * hypot(w[0], w[1]) + 1e-30;
@@ -78,50 +100,71 @@ static int same_result(const void *got, const void *want, dlx_dtype dtype, int a
   return 1;
 }
 
+static int is_math(dlx_ew_op op) { return op >= DLX_EW_SQRT && op <= DLX_EW_ERF; }
+
+/* A scalar operand: random bits of dtype, as the core would send them. */
+static dlx_scalar random_scalar(dlx_dtype dtype) {
+  dlx_tensor one = cpu_vector(dtype, 1), wide;
+  dlx_kind kind = dlx_dtype_kind(dtype);
+  dlx_dtype wide_dtype = kind == DLX_KIND_BOOL    ? DLX_BOOL
+                         : kind == DLX_KIND_INT   ? DLX_INT64
+                         : kind == DLX_KIND_UINT  ? DLX_UINT64
+                         : kind == DLX_KIND_FLOAT ? DLX_FLOAT64
+                                                  : DLX_COMPLEX128;
+  dlx_scalar s;
+  memset(&s, 0, sizeof s);
+  fill_random(&one);
+  wide = cpu_vector(wide_dtype, 1);
+  dlx_cpu_backend.copy(&wide, &one, NULL);
+  s.kind = kind;
+  if (kind == DLX_KIND_BOOL)
+    s.v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
+  else
+    memcpy(&s.v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
+  dlx_tensor_close(&one);
+  dlx_tensor_close(&wide);
+  return s;
+}
+
+/* Which inputs of op are scalars in this run: nan_to_num's values always (the core takes them
+ * from Lua numbers), others now and then, never all. */
+static void choose_scalars(dlx_ew_op op, int nin, int *is_scalar) {
+  int tensor = op == DLX_EW_NAN_TO_NUM ? 0 : (int)rnd_below((uint64_t)nin);
+  for (int k = 0; k < nin; k++)
+    is_scalar[k] = op == DLX_EW_NAN_TO_NUM ? k > 0 : k != tensor && rnd_below(4) == 0;
+}
+
 /* One run of op in kernel dtype kdtype over N elements: the CPU backend's elementwise against
  * the CUDA element step, element by element. */
 static void check_op(dlx_ew_op op, dlx_dtype kdtype) {
   int code = dlx_ewk_op_of(op), nin = dlx_ew_arity(op);
   dlx_dtype compute = kdtype, kout = dlx_ew_result_of(op, kdtype), dst_dtype;
   int approx = op == DLX_EW_POW && dlx_dtype_kind(kdtype) == DLX_KIND_COMPLEX;
-  int scalar_input = nin == 2 && rnd_below(4) == 0 ? (int)rnd_below(2) : -1;
-  dlx_tensor dst, in[2];
-  dlx_operand ops[2];
-  double scalar[2][2];
+  uint64_t ulps = is_math(op) ? (kdtype == DLX_FLOAT64 ? 2 : 1) : 0;
+  int is_scalar[DLX_EW_MAX_INPUTS] = {0};
+  dlx_tensor dst, in[DLX_EW_MAX_INPUTS];
+  dlx_operand ops[DLX_EW_MAX_INPUTS];
+  double scalar[DLX_EW_MAX_INPUTS][2];
   unsigned char got[16];
   if (kdtype == DLX_FLOAT32)
     compute = (dlx_dtype[]){DLX_FLOAT16, DLX_BFLOAT16, DLX_FLOAT32}[rnd_below(3)];
+  kdtype = dlx_ewk_kernel_dtype_of(op, compute); /* (where keeps float16 and bfloat16) */
+  kout = dlx_ew_result_of(op, kdtype);
   dst_dtype = dlx_ew_result_of(op, compute);
-  if (!approx && rnd_below(3) == 0) dst_dtype = random_computable();
+  /* (math results are compared in ulps of their own dtype) */
+  if (!approx && ulps == 0 && rnd_below(3) == 0) dst_dtype = random_computable();
   dst = cpu_vector(dst_dtype, N);
   memset(ops, 0, sizeof ops);
   memset(in, 0, sizeof in);
+  choose_scalars(op, nin, is_scalar);
   for (int k = 0; k < nin; k++) {
-    if (k == scalar_input) { /* random bits of the compute dtype, as the core would send them */
-      dlx_tensor one = cpu_vector(compute, 1), wide, kd = cpu_vector(kdtype, 1);
-      dlx_kind kind = dlx_dtype_kind(compute);
-      dlx_dtype wide_dtype = kind == DLX_KIND_BOOL    ? DLX_BOOL
-                             : kind == DLX_KIND_INT   ? DLX_INT64
-                             : kind == DLX_KIND_UINT  ? DLX_UINT64
-                             : kind == DLX_KIND_FLOAT ? DLX_FLOAT64
-                                                      : DLX_COMPLEX128;
-      fill_random(&one);
-      wide = cpu_vector(wide_dtype, 1);
-      dlx_cpu_backend.copy(&wide, &one, NULL);
-      ops[k].scalar.kind = kind;
-      if (kind == DLX_KIND_BOOL)
-        ops[k].scalar.v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
-      else
-        memcpy(&ops[k].scalar.v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
-      dlx_cpu_backend.fill(&kd, &ops[k].scalar, NULL);
-      memset(scalar[k], 0, sizeof scalar[k]);
-      memcpy(scalar[k], kd.buffer->data, (size_t)dlx_itemsize(kdtype));
-      dlx_tensor_close(&one);
-      dlx_tensor_close(&wide);
-      dlx_tensor_close(&kd);
+    dlx_dtype kind_dtype = dlx_ew_input_dtype(op, k, compute);
+    if (is_scalar[k]) {
+      ops[k].scalar = random_scalar(kind_dtype);
+      CHECK(dlx_ewk_scalar_bytes(op, k, compute, &ops[k].scalar, scalar[k], NULL) == 0);
       continue;
     }
-    in[k] = cpu_vector(!approx && rnd_below(3) == 0 ? random_computable() : compute, N);
+    in[k] = cpu_vector(!approx && rnd_below(3) == 0 ? random_computable() : kind_dtype, N);
     if (approx)
       fill_gentle_complex(&in[k]);
     else
@@ -130,24 +173,25 @@ static void check_op(dlx_ew_op op, dlx_dtype kdtype) {
   }
   CHECK(dlx_cpu_backend.elementwise(op, &dst, ops, compute, NULL) == 0);
   for (int64_t i = 0; i < N; i++) {
-    const char *p[2] = {NULL, NULL};
-    int dt[2] = {(int)kdtype, (int)kdtype};
+    const void *p[DLX_EW_MAX_INPUTS];
+    int dt[DLX_EW_MAX_INPUTS];
     for (int k = 0; k < nin; k++) {
-      if (k == scalar_input) {
-        p[k] = (const char *)scalar[k];
-      } else {
-        dt[k] = (int)in[k].dtype;
-        p[k] = (const char *)in[k].buffer->data + i * dlx_itemsize(in[k].dtype);
-      }
+      dt[k] = is_scalar[k] ? dlx_ewk_input_dtype(code, k, (int)kdtype) : (int)in[k].dtype;
+      p[k] = is_scalar[k] ? (const void *)scalar[k]
+                          : (const char *)in[k].buffer->data + i * dlx_itemsize(in[k].dtype);
     }
-    cxx_ew_element(code, nin, (int)kdtype, (int)kout, (int)dst_dtype, got, p[0], dt[0],
-                   nin == 2 ? p[1] : p[0], dt[nin == 2 ? 1 : 0]);
-    if (!same_result(got, (char *)dst.buffer->data + i * dlx_itemsize(dst_dtype), dst_dtype,
-                     approx)) {
+    cxx_ew_element(code, nin, (int)kdtype, (int)kout, (int)dst_dtype, got, p, dt);
+    if (!same_result(got, (char *)dst.buffer->data + i * dlx_itemsize(dst_dtype), dst_dtype, approx,
+                     ulps)) {
+      double g[2], w[2];
+      as_doubles(got, dst_dtype, g);
+      as_doubles((char *)dst.buffer->data + i * dlx_itemsize(dst_dtype), dst_dtype, w);
       check_failures++;
-      fprintf(stderr, "%s in %s (compute %s, dst %s): element %" PRId64 " differs from the CPU\n",
+      fprintf(stderr,
+              "%s in %s (compute %s, dst %s): element %" PRId64
+              " differs from the CPU: %a, CPU %a\n",
               dlx_ew_name(op), dlx_dtype_info_of(kdtype)->name, dlx_dtype_info_of(compute)->name,
-              dlx_dtype_info_of(dst_dtype)->name, i);
+              dlx_dtype_info_of(dst_dtype)->name, i, g[0], w[0]);
       break;
     }
   }
@@ -166,7 +210,9 @@ static void check_coverage(void) {
     for (size_t k = 0; k < NKDTYPES; k++) {
       int has =
           dlx_ewk_result(dlx_ewk_op_of((dlx_ew_op)op), (int)kdtypes[k]) != DLX_EWK_RESULT_NONE;
-      int cpu = dlx_cpu_ew_kernel_for((dlx_ew_op)op, kdtypes[k]) != NULL;
+      int cpu = dlx_ew_arity((dlx_ew_op)op) > 2
+                    ? dlx_cpu_ew_ternary_kernel((dlx_ew_op)op, kdtypes[k]) != NULL
+                    : dlx_cpu_ew_kernel_for((dlx_ew_op)op, kdtypes[k]) != NULL;
       if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) {
         CHECK(dlx_ewk_check((dlx_ew_op)op, kdtypes[k], "cuda:0", &code, &err) == DLX_DEVICE_ERROR);
         continue;

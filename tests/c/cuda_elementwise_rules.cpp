@@ -5,8 +5,8 @@
 #include "cuda/elementwise_element.h"
 
 extern "C" void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
-                               const void *in0, int in0_dtype, const void *in1, int in1_dtype) {
+                               const void *const *in, const int *in_dtype) {
   dlx_cuda_ew_op o = {op, nin, kdtype, kout, dst_dtype};
-  dlx_cuda_ew_element(o, static_cast<char *>(dst), static_cast<const char *>(in0), in0_dtype,
-                      static_cast<const char *>(in1), in1_dtype);
+  dlx_cuda_ew_element(o, static_cast<char *>(dst), reinterpret_cast<const char *const *>(in),
+                      in_dtype);
 }

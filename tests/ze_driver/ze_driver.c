@@ -35,7 +35,7 @@
 
 #define MAX_DEVICES 4
 #define MAX_ALLOCS 4096
-#define MAX_ARGS 4
+#define MAX_ARGS 6
 #define MAX_OBJECTS 4096
 
 struct _ze_driver_handle_t {

@@ -94,8 +94,8 @@ static bool computable(int64_t dtype);
 
 /* Inputs that are scalars are not read (their pointer is the argument block, 0 bytes). */
 static void ew_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_ew_args *a = args[3];
-  if (i == 3) {
+  const dlx_ze_ew_args *a = args[1 + DLX_ZE_EW_INPUTS];
+  if (i == 1 + DLX_ZE_EW_INPUTS) {
     *lo = 0;
     *hi = sizeof *a;
   } else if (i == 0) {
@@ -267,7 +267,11 @@ static dlx_scalar scalar_of(const dlx_ze_u64 *words, int64_t kdtype) {
     }
     break;
   default:
-    if (kdtype == DLX_FLOAT32) {
+    if (kdtype == DLX_FLOAT16 || kdtype == DLX_BFLOAT16) { /* where's values */
+      uint16_t h;
+      memcpy(&h, bytes, sizeof h);
+      s.v.f = kdtype == DLX_FLOAT16 ? dlx_half_to_float(h) : dlx_bf16_to_float(h);
+    } else if (kdtype == DLX_FLOAT32) {
       float f;
       memcpy(&f, bytes, sizeof f);
       s.v.f = f;
@@ -280,16 +284,17 @@ static dlx_scalar scalar_of(const dlx_ze_u64 *words, int64_t kdtype) {
 }
 
 static const char *run_elementwise(void *const *args, uint32_t groups) {
-  const dlx_ze_ew_args *a = args[3];
-  dlx_tensor dst, t[2];
-  dlx_operand in[2];
+  const dlx_ze_ew_args *a = args[1 + DLX_ZE_EW_INPUTS];
+  dlx_tensor dst, t[DLX_ZE_EW_INPUTS];
+  dlx_operand in[DLX_ZE_EW_INPUTS];
   int op = -1, wrapped = 0;
   const char *why = NULL;
   (void)groups; /* grid-stride */
   for (int o = 0; o < DLX_EW_NUM_OPS && op < 0; o++)
     if (dlx_ewk_op_of((dlx_ew_op)o) == a->op) op = o;
   if (op < 0 || a->nin != dlx_ew_arity((dlx_ew_op)op)) return "unknown op or wrong arity";
-  if (!computable(a->kdtype) || a->kdtype != dlx_ewk_kernel_dtype((dlx_dtype)a->kdtype) ||
+  if (!computable(a->kdtype) ||
+      a->kdtype != dlx_ewk_kernel_dtype_of((dlx_ew_op)op, (dlx_dtype)a->kdtype) ||
       dlx_ewk_result((int)a->op, (int)a->kdtype) == DLX_EWK_RESULT_NONE)
     return "op not defined for the kernel dtype";
   if (a->kout != dlx_ew_result_of((dlx_ew_op)op, (dlx_dtype)a->kdtype)) return "wrong kout";
@@ -298,7 +303,7 @@ static const char *run_elementwise(void *const *args, uint32_t groups) {
   memset(t, 0, sizeof t);
   for (int k = 0; k < a->nin && why == NULL; k++) {
     if (a->in_scalar[k]) {
-      in[k].scalar = scalar_of(a->scalar[k], a->kdtype);
+      in[k].scalar = scalar_of(a->scalar[k], dlx_ewk_input_dtype((int)a->op, k, (int)a->kdtype));
     } else if (!computable(a->in_dtype[k]) || wrap(&t[k], args[k + 1], (dlx_dtype)a->in_dtype[k],
                                                    a->ndim, a->shape, a->in_strides[k]) != 0) {
       why = "an input of a bad dtype or strides";
@@ -315,7 +320,7 @@ static const char *run_elementwise(void *const *args, uint32_t groups) {
       why = "the CPU backend refused the op";
     dlx_tensor_close(&dst);
   }
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < DLX_ZE_EW_INPUTS; k++)
     if (wrapped & (1 << k)) dlx_tensor_close(&t[k]);
   return why;
 }
@@ -326,7 +331,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_FILL, 2, fill_extent, run_fill},
     {DLX_ZE_KERNEL_REDUCE_PARTIAL, 3, reduce_extent, run_reduce_partial},
     {DLX_ZE_KERNEL_REDUCE_FINISH, 3, finish_extent, run_reduce_finish},
-    {DLX_ZE_KERNEL_ELEMENTWISE, 4, ew_extent, run_elementwise},
+    {DLX_ZE_KERNEL_ELEMENTWISE, 2 + DLX_ZE_EW_INPUTS, ew_extent, run_elementwise},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -525,38 +525,67 @@ static void gentle_complex(unsigned char *p, const layout *l, dlx_dtype dtype) {
   dlx_tensor_close(&src);
 }
 
-/* A scalar input: random bytes of the compute dtype, as the kernel dtype's bytes (for the kernel)
- * and as the value the CPU backend takes. */
-static void random_scalar(dlx_dtype compute, dlx_dtype kdtype, dlx_scalar *value,
-                          dlx_ze_u64 words[2]) {
+/* A scalar input of dtype: random bytes of it, as the value the CPU backend takes. */
+static dlx_scalar random_scalar(dlx_dtype dtype) {
   unsigned char raw[16];
   DLDevice cpu = {kDLCPU, 0};
   layout one = {.ndim = 0, .span = 16};
-  dlx_tensor src, wide, k;
+  dlx_tensor src, wide;
   dlx_dtype wide_dtype;
+  dlx_scalar value;
   random_bytes(raw, 16);
-  if (compute == DLX_BOOL) raw[0] &= 1;
-  memset(value, 0, sizeof *value);
-  value->kind = dlx_dtype_kind(compute);
-  wide_dtype = value->kind == DLX_KIND_BOOL    ? DLX_BOOL
-               : value->kind == DLX_KIND_INT   ? DLX_INT64
-               : value->kind == DLX_KIND_UINT  ? DLX_UINT64
-               : value->kind == DLX_KIND_FLOAT ? DLX_FLOAT64
-                                               : DLX_COMPLEX128;
-  src = as_tensor(&one, compute, raw);
+  if (dtype == DLX_BOOL) raw[0] &= 1;
+  memset(&value, 0, sizeof value);
+  value.kind = dlx_dtype_kind(dtype);
+  wide_dtype = value.kind == DLX_KIND_BOOL    ? DLX_BOOL
+               : value.kind == DLX_KIND_INT   ? DLX_INT64
+               : value.kind == DLX_KIND_UINT  ? DLX_UINT64
+               : value.kind == DLX_KIND_FLOAT ? DLX_FLOAT64
+                                              : DLX_COMPLEX128;
+  src = as_tensor(&one, dtype, raw);
   dlx_tensor_empty(&wide, NULL, 0, wide_dtype, cpu, NULL);
   dlx_cpu_backend.copy(&wide, &src, NULL);
-  if (value->kind == DLX_KIND_BOOL)
-    value->v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
+  if (value.kind == DLX_KIND_BOOL)
+    value.v.b = ((unsigned char *)wide.buffer->data)[0] != 0;
   else
-    memcpy(&value->v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
-  dlx_tensor_empty(&k, NULL, 0, kdtype, cpu, NULL);
-  dlx_cpu_backend.fill(&k, value, NULL);
-  words[0] = words[1] = 0;
-  memcpy(words, k.buffer->data, (size_t)dlx_itemsize(kdtype));
+    memcpy(&value.v, wide.buffer->data, (size_t)dlx_itemsize(wide_dtype));
   dlx_tensor_close(&src);
   dlx_tensor_close(&wide);
-  dlx_tensor_close(&k);
+  return value;
+}
+
+static bool is_math(dlx_ew_op op) { return op >= DLX_EW_SQRT && op <= DLX_EW_ERF; }
+
+/* How far (in ulps of its dtype) a math function's result may be from the CPU's: float32
+ * computes in double and rounds once, so both are faithful and at worst neighbours; float64 is
+ * the device's double function, which OpenCL lets be several ulp off (its spec's bound, plus
+ * the CPU's one). 0 for ops that must match exactly. */
+static uint64_t ulp_tolerance(dlx_ew_op op, dlx_dtype kdtype) {
+  if (!is_math(op)) return 0;
+  return kdtype == DLX_FLOAT64 ? 17 : 1;
+}
+
+/* The distance in ulps of two floats of dtype (their bits as ordered integers); 0 for two NaNs. */
+static uint64_t ulp_distance(const unsigned char *a, const unsigned char *b, dlx_dtype dtype) {
+  int64_t size = dlx_itemsize(dtype);
+  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
+  double g[2], w[2];
+  result_values(a, dtype, 1, g);
+  result_values(b, dtype, 1, w);
+  if (isnan(g[0]) || isnan(w[0])) return isnan(g[0]) && isnan(w[0]) ? 0 : UINT64_MAX;
+  memcpy(&x, a, (size_t)size);
+  memcpy(&y, b, (size_t)size);
+  x = x & sign ? sign - (x & ~sign) : sign + x; /* (little-endian) */
+  y = y & sign ? sign - (y & ~sign) : sign + y;
+  return x > y ? x - y : y - x;
+}
+
+/* Which inputs of op are scalars in this launch: nan_to_num's values always (the core takes them
+ * from Lua numbers), others now and then, never all. */
+static void choose_scalars(dlx_ew_op op, int nin, bool *is_scalar) {
+  int tensor = op == DLX_EW_NAN_TO_NUM ? 0 : (int)(next_random() % (uint64_t)nin);
+  for (int k = 0; k < nin; k++)
+    is_scalar[k] = op == DLX_EW_NAN_TO_NUM ? k > 0 : k != tensor && next_random() % 4 == 0;
 }
 
 /* One random launch of op in kernel dtype kdtype against the CPU backend's elementwise. */
@@ -564,17 +593,20 @@ static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
   int64_t shape[3] = {2 + (int64_t)(next_random() % 3), 1 + (int64_t)(next_random() % 4),
                       3 + (int64_t)(next_random() % 40)};
   int nin = dlx_ew_arity(op);
-  dlx_dtype compute = compute_dtype_for(kdtype), kout = dlx_ew_result_of(op, kdtype);
-  dlx_dtype dst_dtype = dlx_ew_result_of(op, compute), in_dtype[2];
-  bool approx = approximate(op, kdtype);
-  layout dl, il[2];
-  unsigned char *dst, *want, *inp[2] = {NULL, NULL};
+  dlx_dtype compute = compute_dtype_for(kdtype);
+  dlx_dtype dst_dtype = dlx_ew_result_of(op, compute), in_dtype[DLX_ZE_EW_INPUTS];
+  bool approx = approximate(op, kdtype), is_scalar[DLX_ZE_EW_INPUTS] = {false};
+  uint64_t ulps = ulp_tolerance(op, kdtype);
+  layout dl, il[DLX_ZE_EW_INPUTS];
+  unsigned char *dst, *want, *inp[DLX_ZE_EW_INPUTS] = {NULL, NULL, NULL, NULL};
   dlx_ze_ew_args *a = svm(sizeof *a);
-  dlx_tensor wt, it[2];
-  dlx_operand in[2];
+  dlx_tensor wt, it[DLX_ZE_EW_INPUTS];
+  dlx_operand in[DLX_ZE_EW_INPUTS];
+  void *ptrs[2 + DLX_ZE_EW_INPUTS];
   int code = dlx_ewk_op_of(op);
-  (void)kout;
-  if (!approx && next_random() % 3 == 0) dst_dtype = random_computable(); /* cast on store */
+  kdtype = dlx_ewk_kernel_dtype_of(op, compute); /* (where keeps float16 and bfloat16) */
+  /* cast on store (math results are compared in ulps of their own dtype) */
+  if (!approx && ulps == 0 && next_random() % 3 == 0) dst_dtype = random_computable();
   dl = random_layout(3, shape, dlx_itemsize(dst_dtype));
   dst = svm((size_t)dl.span);
   want = malloc((size_t)dl.span);
@@ -593,15 +625,17 @@ static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
   a->dst_dtype = dst_dtype;
   memcpy(a->shape, shape, sizeof shape);
   byte_strides(&dl, dlx_itemsize(dst_dtype), a->dst_strides);
-  int scalar_input = nin == 2 && next_random() % 4 == 0 ? (int)(next_random() % 2) : -1;
+  choose_scalars(op, nin, is_scalar);
   for (int k = 0; k < nin; k++) {
-    bool scalar = k == scalar_input;
-    in_dtype[k] = !approx && next_random() % 3 == 0 ? random_computable() : compute;
+    dlx_dtype own = dlx_ew_input_dtype(op, k, compute);
+    in_dtype[k] = !approx && next_random() % 3 == 0 ? random_computable() : own;
     a->in_dtype[k] = in_dtype[k];
-    if (scalar) {
+    if (is_scalar[k]) {
+      in_dtype[k] = own;
       a->in_scalar[k] = 1;
-      a->in_dtype[k] = kdtype;
-      random_scalar(compute, kdtype, &in[k].scalar, a->scalar[k]);
+      a->in_dtype[k] = dlx_ewk_input_dtype(code, k, (int)kdtype);
+      in[k].scalar = random_scalar(own);
+      CHECK(dlx_ewk_scalar_bytes(op, k, compute, &in[k].scalar, a->scalar[k], NULL) == 0);
       continue;
     }
     il[k] = random_layout(3, shape, dlx_itemsize(in_dtype[k]));
@@ -620,12 +654,13 @@ static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
   CHECK(dlx_cpu_backend.elementwise(op, &wt, in, compute, NULL) == 0);
   host_access(dst, (size_t)dl.span, 0);
   host_access(a, sizeof *a, 0);
-  for (int k = 0; k < nin; k++)
+  ptrs[0] = dst + dl.first;
+  for (int k = 0; k < DLX_ZE_EW_INPUTS; k++) {
+    ptrs[1 + k] = inp[k] != NULL ? (void *)(inp[k] + il[k].first) : (void *)a;
     if (inp[k] != NULL) host_access(inp[k], (size_t)il[k].span, 0);
-  CHECK(run(DLX_ZE_KERNEL_ELEMENTWISE, 1 + next_random() % 3,
-            (void *const[]){dst + dl.first, inp[0] != NULL ? inp[0] + il[0].first : (void *)a,
-                            nin == 2 && inp[1] != NULL ? inp[1] + il[1].first : (void *)a, a},
-            4) == 0);
+  }
+  ptrs[1 + DLX_ZE_EW_INPUTS] = a;
+  CHECK(run(DLX_ZE_KERNEL_ELEMENTWISE, 1 + next_random() % 3, ptrs, 2 + DLX_ZE_EW_INPUTS) == 0);
   host_access(dst, (size_t)dl.span, 1);
   {
     bool ok = true, complex = dlx_dtype_kind(dst_dtype) == DLX_KIND_COMPLEX;
@@ -640,21 +675,25 @@ static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
               dl.first + (i * dl.strides[0] + j * dl.strides[1] + m * dl.strides[2]) * size;
           double got_v[2], want_v[2];
           if (memcmp(dst + off, want + off, (size_t)size) == 0) continue;
-          /* NaNs may differ in payload and quietness (which operand's NaN propagates, whether a
-           * signalling one is quieted is the hardware's choice); approximate ops in the last bits
-           */
           result_values(dst + off, dst_dtype, 1, got_v);
           result_values(want + off, dst_dtype, 1, want_v);
-          if (complex && approx) { /* complex results: near in norm */
-            double d = hypot(got_v[0] - want_v[0], got_v[1] - want_v[1]);
-            ok = d <= rel * hypot(want_v[0], want_v[1]) + 1e-30;
-          }
-          for (int c = 0; c < (complex ? 2 : 1) && !(complex && approx && ok); c++) {
-            bool both_nan = isnan(got_v[c]) && isnan(want_v[c]);
-            bool near = approx && (close_values(got_v[c], want_v[c], rel) ||
-                                   (fabs(got_v[c]) < 1e-30 && fabs(want_v[c]) < 1e-30));
-            ok = (got_v[c] == want_v[c] || both_nan || near);
-            if (!ok) break;
+          if (ulps > 0) {
+            ok = ulp_distance(dst + off, want + off, dst_dtype) <= ulps;
+          } else {
+            /* NaNs may differ in payload and quietness (which operand's NaN propagates,
+             * whether a signalling one is quieted is the hardware's choice); approximate ops
+             * in the last bits */
+            if (complex && approx) { /* complex results: near in norm */
+              double d = hypot(got_v[0] - want_v[0], got_v[1] - want_v[1]);
+              ok = d <= rel * hypot(want_v[0], want_v[1]) + 1e-30;
+            }
+            for (int c = 0; c < (complex ? 2 : 1) && !(complex && approx && ok); c++) {
+              bool both_nan = isnan(got_v[c]) && isnan(want_v[c]);
+              bool near = approx && (close_values(got_v[c], want_v[c], rel) ||
+                                     (fabs(got_v[c]) < 1e-30 && fabs(want_v[c]) < 1e-30));
+              ok = (got_v[c] == want_v[c] || both_nan || near);
+              if (!ok) break;
+            }
           }
           if (!ok)
             fprintf(stderr, "  element (%lld, %lld, %lld): got %a %a, want %a %a\n", (long long)i,
@@ -665,11 +704,9 @@ static void test_elementwise(dlx_ew_op op, dlx_dtype kdtype) {
     if (!ok) {
       check_failures++;
       fprintf(stderr,
-              "elementwise %s in %s (compute %s, inputs %s/%s, dst %s) differs from the CPU\n",
+              "elementwise %s in %s (compute %s, input 0 %s, dst %s) differs from the CPU\n",
               dlx_ew_name(op), dlx_dtype_info_of(kdtype)->name, dlx_dtype_info_of(compute)->name,
-              dlx_dtype_info_of(in_dtype[0])->name,
-              dlx_dtype_info_of(nin == 2 ? in_dtype[1] : in_dtype[0])->name,
-              dlx_dtype_info_of(dst_dtype)->name);
+              dlx_dtype_info_of(in_dtype[0])->name, dlx_dtype_info_of(dst_dtype)->name);
     }
   }
   host_access(dst, (size_t)dl.span, 0);
@@ -702,6 +739,214 @@ static void test_elementwise_ops(void) {
   printf("elementwise: %d ops\n", ops);
 }
 
+/* ---- the math functions' accuracy: the kernel's results in ulps against long double (x87
+ * extended) libm, over edge values (±0, subnormals, ±inf, NaN, domain ends, overflow
+ * thresholds) and random values in every binade. float32 must be within 1 ulp (it computes in
+ * double and rounds once); float64 is the device's double functions: their worst error is
+ * printed, and must stay within the OpenCL spec's bound for them (docs/level-zero.md lists
+ * what was measured). */
+
+typedef long double (*reference_fn)(long double);
+static long double ref_rsqrt(long double x) { return 1.0L / sqrtl(x); }
+static long double ref_sigmoid(long double x) {
+  long double t = expl(-fabsl(x));
+  return (x >= 0 ? 1.0L : t) / (1.0L + t);
+}
+
+/* bound64: the OpenCL C spec's bound for the double function (full profile); rsqrt and sigmoid
+ * are 1 / sqrt(x) and a quotient after exp, a rounding or two more. */
+static const struct {
+  dlx_ew_op op;
+  reference_fn ref;
+  double bound64;
+} math_functions[] = {
+    {DLX_EW_SQRT, sqrtl, 0.5}, {DLX_EW_RSQRT, ref_rsqrt, 2},
+    {DLX_EW_EXP, expl, 3},     {DLX_EW_EXP2, exp2l, 3},
+    {DLX_EW_EXPM1, expm1l, 3}, {DLX_EW_LOG, logl, 3},
+    {DLX_EW_LOG2, log2l, 3},   {DLX_EW_LOG10, log10l, 3},
+    {DLX_EW_LOG1P, log1pl, 2}, {DLX_EW_SIN, sinl, 4},
+    {DLX_EW_COS, cosl, 4},     {DLX_EW_TAN, tanl, 5},
+    {DLX_EW_ASIN, asinl, 4},   {DLX_EW_ACOS, acosl, 4},
+    {DLX_EW_ATAN, atanl, 5},   {DLX_EW_SINH, sinhl, 4},
+    {DLX_EW_COSH, coshl, 4},   {DLX_EW_TANH, tanhl, 5},
+    {DLX_EW_ASINH, asinhl, 4}, {DLX_EW_ACOSH, acoshl, 4},
+    {DLX_EW_ATANH, atanhl, 5}, {DLX_EW_SIGMOID, ref_sigmoid, 5},
+    {DLX_EW_ERF, erfl, 16},
+};
+
+typedef struct ulp_format {
+  dlx_dtype dtype;
+  int mant_bits, min_exp, max_exp, samples;
+} ulp_format;
+
+/* The spacing of the format's numbers in |r|'s binade (subnormals share the smallest). */
+static long double ulp_at(const ulp_format *f, long double r) {
+  int e;
+  r = fabsl(r);
+  if (r < ldexpl(1.0L, f->min_exp)) return ldexpl(1.0L, f->min_exp - f->mant_bits + 1);
+  frexpl(r, &e);
+  return ldexpl(1.0L, e - f->mant_bits);
+}
+
+/* y's error against r in ulps; INFINITY for a wrong NaN, infinity or sign of zero. An infinite y
+ * where r is finite counts as one ulp above the largest finite number. */
+static long double ulp_error(const ulp_format *f, long double y, long double r) {
+  long double beyond = ldexpl(1.0L, f->max_exp + 1);
+  if (isnan(r)) return isnan(y) ? 0 : INFINITY;
+  if (isnan(y)) return INFINITY;
+  if (isinf(r)) return y == r ? 0 : isinf(y) ? INFINITY : fabsl(y) >= beyond ? 0 : INFINITY;
+  if (r == 0) return y == 0 && signbit(y) == signbit(r) ? 0 : fabsl(y) / ulp_at(f, 0);
+  if (isinf(y)) y = copysignl(beyond, y);
+  if (fabsl(r) > beyond) r = copysignl(beyond, r);
+  return fabsl(y - r) / ulp_at(f, r);
+}
+
+/* Edge values with both signs and their neighbours, NaN, then random values in every binade.
+ * Returns the count; x gets them as the format's numbers. */
+static int64_t ulp_inputs(const ulp_format *f, long double **out) {
+  static const long double edges[] = {0,
+                                      0x1p-60L,
+                                      0x1p-27L,
+                                      0x1p-26L,
+                                      0x1p-13L,
+                                      0.25L,
+                                      0.5L,
+                                      1,
+                                      2,
+                                      3,
+                                      1.5707963267948966L,
+                                      3.14159265358979324L,
+                                      10,
+                                      20,
+                                      86,
+                                      88.72283935546875L,
+                                      89,
+                                      103,
+                                      104,
+                                      126,
+                                      127,
+                                      128,
+                                      149,
+                                      150,
+                                      700,
+                                      709,
+                                      709.78L,
+                                      710,
+                                      710.5L,
+                                      744,
+                                      745.2L,
+                                      1022,
+                                      1024,
+                                      1075,
+                                      1e10L,
+                                      1e22L,
+                                      0x1p63L,
+                                      0x1p64L,
+                                      0x1p500L,
+                                      0x1p1000L,
+                                      INFINITY};
+  long double tiny = ldexpl(1.0L, f->min_exp - f->mant_bits + 1);
+  long double least_normal = ldexpl(1.0L, f->min_exp);
+  long double largest = ldexpl(2.0L - ldexpl(1.0L, 1 - f->mant_bits), f->max_exp);
+  int64_t n = 0,
+          cap = 6 * 48 + 2 * (int64_t)f->samples * (f->max_exp - f->min_exp + f->mant_bits + 1);
+  long double *x = malloc((size_t)cap * sizeof *x),
+              extra[5] = {tiny, 2 * tiny, least_normal - tiny, least_normal, largest};
+  if (x == NULL) abort();
+  for (size_t i = 0; i < sizeof edges / sizeof edges[0] + 5; i++) {
+    long double e =
+        i < sizeof edges / sizeof edges[0] ? edges[i] : extra[i - sizeof edges / sizeof edges[0]];
+    long double v = f->dtype == DLX_FLOAT32 ? (long double)(float)e : (long double)(double)e;
+    long double u = ulp_at(f, v);
+    x[n++] = v;
+    x[n++] = -v;
+    if (isinf(v) || v == 0) continue;
+    x[n++] = v + u;
+    x[n++] = -(v + u);
+    x[n++] = v - u;
+    x[n++] = -(v - u);
+  }
+  x[n++] = NAN;
+  for (int e = f->min_exp - f->mant_bits + 1; e <= f->max_exp; e++)
+    for (int k = 0; k < f->samples; k++) {
+      long double v = ldexpl(1.0L + (long double)(next_random() >> 11) * 0x1p-53L, e);
+      if (e < f->min_exp)
+        v = ldexpl(floorl(ldexpl(v, -(f->min_exp - f->mant_bits + 1))),
+                   f->min_exp - f->mant_bits + 1);
+      v = f->dtype == DLX_FLOAT32 ? (long double)(float)v : (long double)(double)v;
+      x[n++] = v;
+      x[n++] = -v;
+    }
+  *out = x;
+  return n;
+}
+
+/* The worst error of op's kernel over the inputs (*worst_x: where). */
+static long double ulp_measure(const ulp_format *f, dlx_ew_op op, reference_fn ref,
+                               const long double *xs, int64_t n, long double *worst_x) {
+  size_t size = f->dtype == DLX_FLOAT32 ? 4 : 8;
+  unsigned char *x = svm(n * size), *y = svm(n * size);
+  dlx_ze_ew_args *a = svm(sizeof *a);
+  long double worst = 0;
+  host_access(x, n * size, 1);
+  host_access(a, sizeof *a, 1);
+  for (int64_t i = 0; i < n; i++) {
+    if (size == 4)
+      ((float *)(void *)x)[i] = (float)xs[i];
+    else
+      ((double *)(void *)x)[i] = (double)xs[i];
+  }
+  memset(a, 0, sizeof *a);
+  a->n = a->shape[0] = n;
+  a->ndim = 1;
+  a->op = dlx_ewk_op_of(op);
+  a->nin = 1;
+  a->kdtype = a->kout = a->dst_dtype = a->in_dtype[0] = f->dtype;
+  a->dst_strides[0] = a->in_strides[0][0] = (dlx_ze_i64)size;
+  host_access(x, n * size, 0);
+  host_access(a, sizeof *a, 0);
+  CHECK(run(DLX_ZE_KERNEL_ELEMENTWISE, 64, (void *const[]){y, x, a, a, a, a}, 6) == 0);
+  host_access(y, n * size, 1);
+  *worst_x = 0;
+  for (int64_t i = 0; i < n; i++) {
+    long double xv = size == 4 ? ((float *)(void *)x)[i] : ((double *)(void *)x)[i];
+    long double yv = size == 4 ? ((float *)(void *)y)[i] : ((double *)(void *)y)[i];
+    long double e = ulp_error(f, yv, ref(xv));
+    if (e > worst || (isnan(e) && !isnan(worst))) {
+      worst = e;
+      *worst_x = xv;
+    }
+  }
+  host_access(y, n * size, 0);
+  clSVMFree(context, x);
+  clSVMFree(context, y);
+  clSVMFree(context, a);
+  return worst;
+}
+
+static void test_math_ulp(void) {
+  static const ulp_format formats[2] = {{DLX_FLOAT32, 24, -126, 127, 16},
+                                        {DLX_FLOAT64, 53, -1022, 1023, 4}};
+  for (int k = 0; k < 2; k++) {
+    const ulp_format *f = &formats[k];
+    long double *xs;
+    int64_t n = ulp_inputs(f, &xs);
+    for (size_t i = 0; i < sizeof math_functions / sizeof math_functions[0]; i++) {
+      long double wx,
+          worst = ulp_measure(f, math_functions[i].op, math_functions[i].ref, xs, n, &wx);
+      double bound = f->dtype == DLX_FLOAT32 ? 1.0 : math_functions[i].bound64;
+      printf("  ulp %-7s %-8s worst %.3Lf at %La\n", dlx_dtype_info_of(f->dtype)->name,
+             dlx_ew_name(math_functions[i].op), worst, wx);
+      if (!(worst <= bound))
+        fprintf(stderr, "%s %s: %.3Lf ulp (bound %.1f) at x = %La\n",
+                dlx_dtype_info_of(f->dtype)->name, dlx_ew_name(math_functions[i].op), worst, bound,
+                wx);
+      CHECK(worst <= bound);
+    }
+    free(xs);
+  }
+}
+
 int main(void) {
   const char *expect = getenv("DLX_ZE_EXPECT_SUBGROUPS"), *il = getenv("DLX_ZE_KERNEL_IL");
   size_t subgroup;
@@ -724,6 +969,7 @@ int main(void) {
     test_copy((dlx_dtype)dtype, (dlx_dtype)dtype); /* storage-only: raw */
   test_reductions();
   test_elementwise_ops();
+  test_math_ulp();
   if (il == NULL || il[0] == '\0') test_reductions_per_subgroup_size();
   clReleaseProgram(program);
   clReleaseCommandQueue(queue);

@@ -89,26 +89,28 @@ typedef struct dlx_ze_reduce_args {
   dlx_ze_i64 red_strides[DLX_ZE_MAX_NDIM]; /* src strides of the reduced dims */
 } dlx_ze_reduce_args;
 
-/* dlx_elementwise(dst, in0, in1, args): element i of the row-major walk over shape is
- * dst[i] = op(in0[i], in1[i]) (op(in0[i]) for unary ops), computed in kdtype by the shared
- * element functions (src/common/elementwise_ops.h). Each tensor input is cast from its dtype to
- * kdtype on load; a scalar input is the bytes in scalar[k] (already in kdtype) and its pointer is
- * not read (the host passes the argument block); the result (dtype kout) is cast to dst's dtype
- * on store. in1 is not read by unary ops. */
+/* dlx_elementwise(dst, in0, in1, in2, in3, args): element i of the row-major walk over shape
+ * is dst[i] = op(in0[i], ..) over the op's nin inputs, computed in kdtype by the shared element
+ * functions (src/common/elementwise_ops.h). Each tensor input is cast from its dtype to its
+ * kernel dtype (dlx_ewk_input_dtype: kdtype, or bool for where's condition) on load; a scalar
+ * input is the bytes in scalar[k] (already of its kernel dtype) and its pointer is not read (the
+ * host passes the argument block); the result (dtype kout) is cast to dst's dtype on store.
+ * Inputs past nin are not read. */
+#define DLX_ZE_EW_INPUTS 4
 typedef struct dlx_ze_ew_args {
   dlx_ze_i64 n;
   dlx_ze_i64 ndim;
   dlx_ze_i64 op;     /* enum dlx_ewk_op */
-  dlx_ze_i64 nin;    /* 1 or 2 */
+  dlx_ze_i64 nin;    /* 1 to DLX_ZE_EW_INPUTS */
   dlx_ze_i64 kdtype; /* enum dlx_ewk_dtype (dlx_dtype values) */
   dlx_ze_i64 kout;   /* dtype of op's result in kdtype */
   dlx_ze_i64 dst_dtype;
-  dlx_ze_i64 in_dtype[2];
-  dlx_ze_i64 in_scalar[2]; /* 1: the input is scalar[k] */
-  dlx_ze_u64 scalar[2][2];
+  dlx_ze_i64 in_dtype[DLX_ZE_EW_INPUTS];
+  dlx_ze_i64 in_scalar[DLX_ZE_EW_INPUTS]; /* 1: the input is scalar[k] */
+  dlx_ze_u64 scalar[DLX_ZE_EW_INPUTS][2];
   dlx_ze_i64 shape[DLX_ZE_MAX_NDIM];
   dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
-  dlx_ze_i64 in_strides[2][DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 in_strides[DLX_ZE_EW_INPUTS][DLX_ZE_MAX_NDIM];
 } dlx_ze_ew_args;
 
 #endif
