@@ -387,6 +387,8 @@ static const char *run_stat_partial(void *const *args, uint32_t groups) {
   double param;
   dlx_tensor src, dst;
   const char *why = check_stat_launch(a);
+  memset(&src, 0, sizeof src); /* closed below even when wrap did not reach them */
+  memset(&dst, 0, sizeof dst);
   if (why != NULL) return why;
   if ((int64_t)groups != a->n_out * a->chunks) return "group count is not n_out * chunks";
   if (ndim > DLX_MAX_NDIM) return "too many dims";
@@ -443,6 +445,8 @@ static const char *run_along_dim(void *const *args, uint32_t groups) {
   int64_t ndim = a->outer_ndim + 1, lines = 1;
   dlx_tensor src, dst;
   const char *why = NULL;
+  memset(&src, 0, sizeof src); /* closed below even when wrap did not reach them */
+  memset(&dst, 0, sizeof dst);
   if (a->op < DLX_ZE_DIM_CUMSUM || a->op > DLX_ZE_DIM_LOG_SOFTMAX) return "unknown op";
   if (!computable(a->src_dtype) || !computable(a->dst_dtype)) return "dtype not computable";
   if (a->outer_ndim < 0 || a->outer_ndim >= DLX_ZE_MAX_NDIM) return "too many dims";
