@@ -98,6 +98,18 @@ static int host_like_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_
   return rc != 0 ? rc : dlx_cpu_backend.elementwise(op, dst, in, compute, err);
 }
 
+static int host_like_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                                 const dlx_tensor *dst, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.reduce_stat(op, param, src, dims, dst, err);
+}
+
+static int host_like_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
+                               const dlx_tensor *dst, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.along_dim(op, src, dim, dst, err);
+}
+
 static int host_like_synchronize(int32_t device_id, dlx_error *err) {
   (void)device_id;
   return wait_all_devices(err);
@@ -134,6 +146,8 @@ const dlx_backend dlx_cuda_host_backend = {
     .fill = host_like_fill,
     .reduce = host_like_reduce,
     .elementwise = host_like_elementwise,
+    .reduce_stat = host_like_reduce_stat,
+    .along_dim = host_like_along_dim,
     .synchronize = host_like_synchronize,
 };
 
@@ -167,6 +181,8 @@ const dlx_backend dlx_cuda_managed_backend = {
     .fill = host_like_fill,
     .reduce = host_like_reduce,
     .elementwise = host_like_elementwise,
+    .reduce_stat = host_like_reduce_stat,
+    .along_dim = host_like_along_dim,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

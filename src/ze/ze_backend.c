@@ -5,6 +5,7 @@
 
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
+#include "common/stats_ops.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "core/device.h"
@@ -17,11 +18,17 @@ _Static_assert(DLX_ZE_OP_SUM == DLX_REDUCE_SUM && DLX_ZE_OP_PROD == DLX_REDUCE_P
                    DLX_ZE_OP_ARGMAX == DLX_REDUCE_ARGMAX && DLX_ZE_OP_ALL == DLX_REDUCE_ALL &&
                    DLX_ZE_OP_ANY == DLX_REDUCE_ANY,
                "the kernels' reduction numbers must be dlx_reduce_op's");
+_Static_assert(DLX_ZE_DIM_CUMSUM == DLX_DIM_CUMSUM && DLX_ZE_DIM_CUMPROD == DLX_DIM_CUMPROD &&
+                   DLX_ZE_DIM_SOFTMAX == DLX_DIM_SOFTMAX &&
+                   DLX_ZE_DIM_LOG_SOFTMAX == DLX_DIM_LOG_SOFTMAX,
+               "the kernels' numbers of the ops along a dim must be dlx_dim_op's");
 _Static_assert(DLX_ZE_MAX_NDIM == DLX_MAX_NDIM, "the kernels take tensors of any dlx ndim");
 _Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_fill_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_reduce_args) <= DLX_ZE_ARGS_SIZE &&
-                   sizeof(dlx_ze_ew_args) <= DLX_ZE_ARGS_SIZE,
+                   sizeof(dlx_ze_ew_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_stat_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
 
 /* Grid-stride kernels need no more groups than this to keep a GPU busy. */
@@ -398,13 +405,14 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
   dlx_ze_device *dev = device_of(src);
   dlx_ze_reduce_args a = {.op = op, .src_dtype = src->dtype, .dst_dtype = dst->dtype};
   void *partials;
+  size_t bytes;
   int rc;
   reduce_layout(src, dims, &a);
   choose_chunks(&a);
   if (a.n_out * a.chunks > UINT32_MAX)
     return dlx_fail(err, DLX_VALUE_ERROR, "too many outputs for one Level Zero reduction");
-  partials = ze_alloc(src->buffer->device.device_id,
-                      (size_t)(a.n_out * a.chunks) * sizeof(dlx_ze_acc), err);
+  bytes = (size_t)(a.n_out * a.chunks) * sizeof(dlx_ze_acc);
+  partials = ze_alloc(src->buffer->device.device_id, bytes, err);
   if (partials == NULL) return DLX_MEMORY_ERROR;
   pthread_mutex_lock(&dev->lock);
   rc = launch(dev, DLX_ZE_REDUCE_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
@@ -413,7 +421,109 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
     rc = launch(dev, DLX_ZE_REDUCE_FINISH, (uint32_t)a.n_out, &a, sizeof a,
                 (void *const[]){first_element(dst), partials}, 2, err);
   pthread_mutex_unlock(&dev->lock);
-  ze_free(src->buffer->device.device_id, partials, 0);
+  ze_free(src->buffer->device.device_id, partials, bytes); /* as counted by ze_alloc */
+  return rc;
+}
+
+/* ---- var, std, logsumexp, norm */
+
+static int stat_kind(dlx_stat_op op, double param) {
+  switch (op) {
+  case DLX_STAT_VAR:
+    return DLX_STAT_K_VAR;
+  case DLX_STAT_STD:
+    return DLX_STAT_K_STD;
+  case DLX_STAT_LOGSUMEXP:
+    return DLX_STAT_K_LSE;
+  default:
+    return param == 1 ? DLX_STAT_K_NORM1 : param == 2 ? DLX_STAT_K_NORM2 : DLX_STAT_K_NORMINF;
+  }
+}
+
+/* The two passes of the reductions (chunks chosen from the sizes alone), with the partials of
+ * src/common/stats_ops.h merged in a fixed order: the results do not depend on the device. */
+static int ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                          const dlx_tensor *dst, dlx_error *err) {
+  dlx_ze_device *dev = device_of(src);
+  int32_t id = src->buffer->device.device_id;
+  dlx_ze_reduce_args r = {0};
+  dlx_ze_stat_args a;
+  size_t bytes;
+  void *partials;
+  int rc;
+  reduce_layout(src, dims, &r);
+  choose_chunks(&r);
+  if (r.n_out * r.chunks > UINT32_MAX)
+    return dlx_fail(err, DLX_VALUE_ERROR, "too many outputs for one Level Zero reduction");
+  memset(&a, 0, sizeof a);
+  a.kind = stat_kind(op, param);
+  a.param = param;
+  a.src_dtype = src->dtype;
+  a.dst_dtype = dst->dtype;
+  a.n_out = r.n_out;
+  a.n_red = r.n_red;
+  a.chunks = r.chunks;
+  a.chunk_len = r.chunk_len;
+  a.out_ndim = r.out_ndim;
+  a.red_ndim = r.red_ndim;
+  memcpy(a.out_shape, r.out_shape, sizeof a.out_shape);
+  memcpy(a.out_strides, r.out_strides, sizeof a.out_strides);
+  memcpy(a.red_shape, r.red_shape, sizeof a.red_shape);
+  memcpy(a.red_strides, r.red_strides, sizeof a.red_strides);
+  bytes = (size_t)(a.n_out * a.chunks) * sizeof(dlx_stat_acc);
+  partials = ze_alloc(id, bytes, err);
+  if (partials == NULL) return DLX_MEMORY_ERROR;
+  pthread_mutex_lock(&dev->lock);
+  rc = launch(dev, DLX_ZE_STAT_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
+              (void *const[]){first_element(src), partials}, 2, err);
+  if (rc == 0)
+    rc = launch(dev, DLX_ZE_STAT_FINISH, (uint32_t)a.n_out, &a, sizeof a,
+                (void *const[]){first_element(dst), partials}, 2, err);
+  pthread_mutex_unlock(&dev->lock);
+  ze_free(id, partials, bytes);
+  return rc;
+}
+
+/* ---- cumsum, cumprod, softmax, log_softmax */
+
+/* A work-group per line when the lines are long, or few and not short; a work-item per line
+ * otherwise. Chosen from the sizes alone, as the results depend on it (the order of the sums). */
+static bool line_per_group(int64_t lines, int64_t len) {
+  return len >= 4 * DLX_ZE_GROUP_SIZE || (len >= 64 && lines < DLX_ZE_GROUP_SIZE);
+}
+
+static int ze_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
+                        dlx_error *err) {
+  dlx_ze_device *dev = device_of(src);
+  int64_t ssize = dlx_itemsize(src->dtype), dsize = dlx_itemsize(dst->dtype);
+  dlx_ze_dim_args a;
+  uint32_t groups;
+  int32_t n = 0;
+  int rc;
+  memset(&a, 0, sizeof a);
+  a.op = op;
+  a.src_dtype = src->dtype;
+  a.dst_dtype = dst->dtype;
+  a.len = src->shape[dim];
+  a.src_step = src->strides[dim] * ssize;
+  a.dst_step = dst->strides[dim] * dsize;
+  a.lines = 1;
+  for (int32_t d = 0; d < src->ndim; d++) {
+    if (d == dim) continue;
+    a.outer_shape[n] = src->shape[d];
+    a.src_strides[n] = src->strides[d] * ssize;
+    a.dst_strides[n++] = dst->strides[d] * dsize;
+    a.lines *= src->shape[d];
+  }
+  if (a.lines == 0 || a.len == 0) return 0;
+  a.outer_ndim = simplify(a.outer_shape, a.src_strides, a.dst_strides, n);
+  a.per_group = line_per_group(a.lines, a.len);
+  groups =
+      a.per_group ? (uint32_t)(a.lines < MAX_GROUPS ? a.lines : MAX_GROUPS) : groups_for(a.lines);
+  pthread_mutex_lock(&dev->lock);
+  rc = launch(dev, DLX_ZE_ALONG_DIM, groups, &a, sizeof a,
+              (void *const[]){first_element(dst), first_element(src)}, 2, err);
+  pthread_mutex_unlock(&dev->lock);
   return rc;
 }
 
@@ -511,6 +621,8 @@ const dlx_backend dlx_ze_backend = {
     .copy = ze_copy,
     .fill = ze_fill,
     .reduce = ze_reduce,
+    .reduce_stat = ze_reduce_stat,
+    .along_dim = ze_along_dim,
     .elementwise = ze_elementwise,
     .synchronize = NULL, /* every entry waits for its commands before it returns */
     .copy_bytes_host = ze_copy_bytes_host,

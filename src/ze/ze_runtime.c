@@ -37,6 +37,9 @@ static const char *const kernel_names[DLX_ZE_NUM_KERNELS] = {
     [DLX_ZE_REDUCE_PARTIAL] = DLX_ZE_KERNEL_REDUCE_PARTIAL,
     [DLX_ZE_REDUCE_FINISH] = DLX_ZE_KERNEL_REDUCE_FINISH,
     [DLX_ZE_ELEMENTWISE] = DLX_ZE_KERNEL_ELEMENTWISE,
+    [DLX_ZE_STAT_PARTIAL] = DLX_ZE_KERNEL_STAT_PARTIAL,
+    [DLX_ZE_STAT_FINISH] = DLX_ZE_KERNEL_STAT_FINISH,
+    [DLX_ZE_ALONG_DIM] = DLX_ZE_KERNEL_ALONG_DIM,
 };
 
 /* The loader is never closed: drivers may keep threads of their own until the process ends. */

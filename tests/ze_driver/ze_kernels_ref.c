@@ -9,9 +9,11 @@
 
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
+#include "common/stats_ops.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
+#include "core/stats.h"
 #include "core/tensor.h"
 
 /* ---- extents */
@@ -325,6 +327,155 @@ static const char *run_elementwise(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- var, std, logsumexp, norm: as the reductions, the partial pass leaves the results */
+
+static void stat_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_stat_args *a = args[2];
+  if (i == 2) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else if (i == 1) {
+    *lo = 0;
+    *hi = (size_t)(a->n_out * a->chunks) * sizeof(dlx_stat_acc);
+  } else {
+    int64_t shape[2 * DLX_ZE_MAX_NDIM], strides[2 * DLX_ZE_MAX_NDIM];
+    memcpy(shape, a->out_shape, (size_t)a->out_ndim * 8);
+    memcpy(shape + a->out_ndim, a->red_shape, (size_t)a->red_ndim * 8);
+    memcpy(strides, a->out_strides, (size_t)a->out_ndim * 8);
+    memcpy(strides + a->out_ndim, a->red_strides, (size_t)a->red_ndim * 8);
+    walk_extent(a->n_out * a->n_red, a->out_ndim + a->red_ndim, shape, strides,
+                size_of(a->src_dtype), lo, hi);
+  }
+}
+
+static void stat_finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_stat_args *a = args[2];
+  if (i == 0) {
+    *lo = 0;
+    *hi = (size_t)(a->n_out * size_of(a->dst_dtype));
+  } else {
+    stat_extent(args, i, lo, hi);
+  }
+}
+
+/* The op and param of a kind (DLX_STAT_K_*), false for an unknown kind. */
+static bool stat_op_of(int64_t kind, double param, dlx_stat_op *op, double *p) {
+  static const dlx_stat_op ops[] = {DLX_STAT_VAR,  DLX_STAT_STD,  DLX_STAT_LOGSUMEXP,
+                                    DLX_STAT_NORM, DLX_STAT_NORM, DLX_STAT_NORM};
+  static const double norms[] = {0, 0, 0, 1, 2, INFINITY};
+  if (kind < 0 || kind > DLX_STAT_K_NORMINF) return false;
+  *op = ops[kind];
+  *p = kind < DLX_STAT_K_NORM1 ? param : norms[kind];
+  return true;
+}
+
+static const char *check_stat_launch(const dlx_ze_stat_args *a) {
+  dlx_dtype want;
+  if (a->kind < 0 || a->kind > DLX_STAT_K_NORMINF) return "unknown kind";
+  if (!computable(a->src_dtype) ||
+      dlx_stat_dtype("stat", (dlx_dtype)a->src_dtype, &want, NULL) != 0 ||
+      want != (dlx_dtype)a->dst_dtype)
+    return "dtypes that var, std, logsumexp and norm do not take or give";
+  if (a->chunks < 1 || a->chunk_len * a->chunks < a->n_red ||
+      (a->n_red > 0 && (a->chunks - 1) * a->chunk_len >= a->n_red))
+    return "chunks do not split the reduced extent";
+  return NULL;
+}
+
+static const char *run_stat_partial(void *const *args, uint32_t groups) {
+  const dlx_ze_stat_args *a = args[2];
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_shape[DLX_MAX_NDIM],
+      out_strides[DLX_MAX_NDIM];
+  int64_t ndim = a->out_ndim + a->red_ndim;
+  uint64_t dims = 0;
+  dlx_stat_op op;
+  double param;
+  dlx_tensor src, dst;
+  const char *why = check_stat_launch(a);
+  memset(&src, 0, sizeof src); /* closed below even when wrap did not reach them */
+  memset(&dst, 0, sizeof dst);
+  if (why != NULL) return why;
+  if ((int64_t)groups != a->n_out * a->chunks) return "group count is not n_out * chunks";
+  if (ndim > DLX_MAX_NDIM) return "too many dims";
+  if (!stat_op_of(a->kind, a->param, &op, &param)) return "unknown kind";
+  for (int64_t d = 0; d < ndim; d++) {
+    bool kept = d < a->out_ndim;
+    shape[d] = kept ? a->out_shape[d] : a->red_shape[d - a->out_ndim];
+    strides[d] = kept ? a->out_strides[d] : a->red_strides[d - a->out_ndim];
+    out_shape[d] = kept ? shape[d] : 1;
+    if (!kept) dims |= UINT64_C(1) << d;
+  }
+  dlx_contiguous_strides(out_shape, (int32_t)ndim, out_strides);
+  for (int64_t d = 0; d < ndim; d++) out_strides[d] *= size_of(a->dst_dtype);
+  if (wrap(&src, args[0], (dlx_dtype)a->src_dtype, ndim, shape, strides) != 0 ||
+      wrap(&dst, args[1], (dlx_dtype)a->dst_dtype, ndim, out_shape, out_strides) != 0)
+    why = "strides that are not whole elements";
+  else if (dlx_cpu_backend.reduce_stat(op, param, &src, dims, &dst, NULL) != 0)
+    why = "the CPU backend refused the reduction";
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+  return why;
+}
+
+static const char *run_stat_finish(void *const *args, uint32_t groups) {
+  const dlx_ze_stat_args *a = args[2];
+  const char *why = check_stat_launch(a);
+  if (why != NULL) return why;
+  if ((int64_t)groups != a->n_out) return "group count is not n_out";
+  memcpy(args[0], args[1], (size_t)(a->n_out * size_of(a->dst_dtype)));
+  return NULL;
+}
+
+/* ---- ops along a dim */
+
+static void dim_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_dim_args *a = args[2];
+  int64_t shape[DLX_ZE_MAX_NDIM + 1], strides[DLX_ZE_MAX_NDIM + 1];
+  if (i == 2) {
+    *lo = 0;
+    *hi = sizeof *a;
+    return;
+  }
+  memcpy(shape, a->outer_shape, (size_t)a->outer_ndim * 8);
+  memcpy(strides, i == 0 ? a->dst_strides : a->src_strides, (size_t)a->outer_ndim * 8);
+  shape[a->outer_ndim] = a->len;
+  strides[a->outer_ndim] = i == 0 ? a->dst_step : a->src_step;
+  walk_extent(a->lines * a->len, a->outer_ndim + 1, shape, strides,
+              size_of(i == 0 ? a->dst_dtype : a->src_dtype), lo, hi);
+}
+
+static const char *run_along_dim(void *const *args, uint32_t groups) {
+  const dlx_ze_dim_args *a = args[2];
+  int64_t shape[DLX_ZE_MAX_NDIM + 1], sstrides[DLX_ZE_MAX_NDIM + 1], dstrides[DLX_ZE_MAX_NDIM + 1];
+  int64_t ndim = a->outer_ndim + 1, lines = 1;
+  dlx_tensor src, dst;
+  const char *why = NULL;
+  memset(&src, 0, sizeof src); /* closed below even when wrap did not reach them */
+  memset(&dst, 0, sizeof dst);
+  if (a->op < DLX_ZE_DIM_CUMSUM || a->op > DLX_ZE_DIM_LOG_SOFTMAX) return "unknown op";
+  if (!computable(a->src_dtype) || !computable(a->dst_dtype)) return "dtype not computable";
+  if (a->outer_ndim < 0 || a->outer_ndim >= DLX_ZE_MAX_NDIM) return "too many dims";
+  for (int64_t d = 0; d < a->outer_ndim; d++) lines *= a->outer_shape[d];
+  if (lines != a->lines || a->len < 1) return "lines do not match the outer shape";
+  if (groups < 1 || (a->per_group && (int64_t)groups > a->lines))
+    return "more work-groups than lines";
+  memcpy(shape, a->outer_shape, (size_t)a->outer_ndim * 8);
+  memcpy(sstrides, a->src_strides, (size_t)a->outer_ndim * 8);
+  memcpy(dstrides, a->dst_strides, (size_t)a->outer_ndim * 8);
+  shape[a->outer_ndim] = a->len;
+  sstrides[a->outer_ndim] = a->src_step;
+  dstrides[a->outer_ndim] = a->dst_step;
+  if (wrap(&src, args[1], (dlx_dtype)a->src_dtype, ndim, shape, sstrides) != 0 ||
+      wrap(&dst, args[0], (dlx_dtype)a->dst_dtype, ndim, shape, dstrides) != 0)
+    why = "strides that are not whole elements";
+  else if (dlx_cpu_backend.along_dim((dlx_dim_op)a->op, &src, (int32_t)a->outer_ndim, &dst, NULL) !=
+           0)
+    why = "the CPU backend refused the op";
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+  return why;
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
@@ -332,6 +483,9 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_REDUCE_PARTIAL, 3, reduce_extent, run_reduce_partial},
     {DLX_ZE_KERNEL_REDUCE_FINISH, 3, finish_extent, run_reduce_finish},
     {DLX_ZE_KERNEL_ELEMENTWISE, 2 + DLX_ZE_EW_INPUTS, ew_extent, run_elementwise},
+    {DLX_ZE_KERNEL_STAT_PARTIAL, 3, stat_extent, run_stat_partial},
+    {DLX_ZE_KERNEL_STAT_FINISH, 3, stat_finish_extent, run_stat_finish},
+    {DLX_ZE_KERNEL_ALONG_DIM, 3, dim_extent, run_along_dim},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -490,3 +490,7 @@ REDUCE_KERNEL void dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_
 /* ---- elementwise ops */
 
 #include "ze/kernels/elementwise.cl"
+
+/* ---- var, std, logsumexp, norm; cumsum, cumprod, softmax, log_softmax */
+
+#include "ze/kernels/stats.cl"

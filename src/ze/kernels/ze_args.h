@@ -25,6 +25,9 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_REDUCE_PARTIAL "dlx_reduce_partial"
 #define DLX_ZE_KERNEL_REDUCE_FINISH "dlx_reduce_finish"
 #define DLX_ZE_KERNEL_ELEMENTWISE "dlx_elementwise"
+#define DLX_ZE_KERNEL_STAT_PARTIAL "dlx_stat_partial"
+#define DLX_ZE_KERNEL_STAT_FINISH "dlx_stat_finish"
+#define DLX_ZE_KERNEL_ALONG_DIM "dlx_along_dim"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -112,5 +115,50 @@ typedef struct dlx_ze_ew_args {
   dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
   dlx_ze_i64 in_strides[DLX_ZE_EW_INPUTS][DLX_ZE_MAX_NDIM];
 } dlx_ze_ew_args;
+
+/* dlx_stat_partial(src, partials, args) and dlx_stat_finish(dst, partials, args): var, std,
+ * logsumexp or norm, laid out as the reductions above; partials are dlx_stat_acc
+ * (src/common/stats_ops.h), n_out * chunks of them. */
+typedef struct dlx_ze_stat_args {
+  dlx_ze_i64 kind; /* DLX_STAT_K_* of src/common/stats_ops.h */
+  double param;    /* var and std: the correction */
+  dlx_ze_i64 src_dtype;
+  dlx_ze_i64 dst_dtype;
+  dlx_ze_i64 n_out;
+  dlx_ze_i64 n_red;
+  dlx_ze_i64 chunks;
+  dlx_ze_i64 chunk_len;
+  dlx_ze_i64 out_ndim;
+  dlx_ze_i64 red_ndim;
+  dlx_ze_i64 out_shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 out_strides[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 red_shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 red_strides[DLX_ZE_MAX_NDIM];
+} dlx_ze_stat_args;
+
+/* The ops along a dim, numbered as dlx_dim_op in src/core/backend.h. */
+#define DLX_ZE_DIM_CUMSUM 0
+#define DLX_ZE_DIM_CUMPROD 1
+#define DLX_ZE_DIM_SOFTMAX 2
+#define DLX_ZE_DIM_LOG_SOFTMAX 3
+
+/* dlx_along_dim(dst, src, args): op along each of `lines` lines of len elements; line i starts at
+ * the row-major position i of the walk over outer_shape (the other dims), src_step and dst_step
+ * bytes apart along the line. per_group 0: a work-item per line (grid-stride); 1: a work-group
+ * per line, split into DLX_ZE_GROUP_SIZE pieces of equal length. */
+typedef struct dlx_ze_dim_args {
+  dlx_ze_i64 op; /* DLX_ZE_DIM_* */
+  dlx_ze_i64 src_dtype;
+  dlx_ze_i64 dst_dtype;
+  dlx_ze_i64 lines;
+  dlx_ze_i64 len;
+  dlx_ze_i64 src_step;
+  dlx_ze_i64 dst_step;
+  dlx_ze_i64 per_group;
+  dlx_ze_i64 outer_ndim;
+  dlx_ze_i64 outer_shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 src_strides[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
+} dlx_ze_dim_args;
 
 #endif
