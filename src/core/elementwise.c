@@ -108,7 +108,10 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_NAN_TO_NUM] = {"nan_to_num", K_BOOL | K_INT | K_FLOAT, ONLY_FIRST},
 };
 
-const char *dlx_ew_name(dlx_ew_op op) { return ops[op].name; }
+/* A backend may name an op number it does not know (one from a newer core) in its error. */
+const char *dlx_ew_name(dlx_ew_op op) {
+  return (int)op >= 0 && op < DLX_EW_NUM_OPS ? ops[op].name : "an unknown op";
+}
 
 int dlx_ew_arity(dlx_ew_op op) {
   if (op == DLX_EW_NAN_TO_NUM) return 4;
