@@ -479,6 +479,34 @@ static int check_destination(dlx_ew_op op, const dlx_tensor *dst, dlx_dtype resu
   return 0;
 }
 
+/* Two tensors of one dtype and shape on one device into a new tensor, the commonest call: what
+ * the general path prepares for them is known (the result has their shape and dtype's
+ * promotion, nothing broadcasts, nothing overlaps), so only the checks that can fail remain.
+ * Returns -1 when the operands are not like that (the general path takes them, and reports
+ * their errors). */
+static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *out,
+                               dlx_error *err) {
+  const dlx_tensor *a = in[0].tensor, *b = in[1].tensor;
+  const dlx_backend *backend;
+  dlx_dtype promoted, compute, result;
+  DLDevice device;
+  int rc;
+  if (a == NULL || b == NULL || a->dtype != b->dtype || !has_shape(b, a->shape, a->ndim)) return -1;
+  backend = a->buffer->backend;
+  device = dlx_tensor_device(a);
+  if (backend->elementwise == NULL || !dlx_device_equal(device, dlx_tensor_device(b))) return -1;
+  rc = dlx_buffer_check(a->buffer, err);
+  if (rc == 0) rc = dlx_buffer_check(b->buffer, err);
+  if (rc == 0) rc = dlx_result_dtype(a->dtype, a->dtype, &promoted, err);
+  if (rc == 0) rc = op_dtypes(op, promoted, &compute, &result, err);
+  if (rc == 0) rc = check_integer_errors(op, &in[1], compute, err);
+  if (rc == 0) rc = dlx_tensor_empty(out, a->shape, a->ndim, result, device, err);
+  if (rc != 0 || dlx_tensor_numel(out) == 0) return rc;
+  rc = backend->elementwise(op, out, in, compute, err);
+  if (rc != 0) dlx_tensor_close(out);
+  return rc;
+}
+
 int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
                       dlx_error *err) {
   int arity = dlx_ew_arity(op);
@@ -491,6 +519,7 @@ int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst
   prepared p;
   const dlx_backend *backend = NULL;
   int rc;
+  if (dst == NULL && arity == 2 && (rc = run_same_shape_pair(op, in, out, err)) != -1) return rc;
   for (int k = 0; k < arity; k++) tensors[k] = in[k].tensor;
   tensors[arity] = dst;
   rc = check_devices(op, tensors, arity + 1, &device, &backend, err);

@@ -23,37 +23,12 @@
 
 /* ---- the choice */
 
-bool dlx_cpu_math_isa_available(dlx_cpu_math_isa isa) {
-  switch (isa) {
-  case DLX_CPU_MATH_PORTABLE:
-    return true;
-#if defined(DLX_MATH_X86)
-  case DLX_CPU_MATH_AVX2:
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  case DLX_CPU_MATH_AVX512:
-    return __builtin_cpu_supports("avx512f");
-#endif
-  default:
-    return false;
-  }
-}
-
-dlx_cpu_math_isa dlx_cpu_math_best_isa(void) {
-  if (dlx_cpu_math_isa_available(DLX_CPU_MATH_AVX512)) return DLX_CPU_MATH_AVX512;
-  if (dlx_cpu_math_isa_available(DLX_CPU_MATH_AVX2)) return DLX_CPU_MATH_AVX2;
-  return DLX_CPU_MATH_PORTABLE;
-}
-
-const char *dlx_cpu_math_isa_name(dlx_cpu_math_isa isa) {
-  return isa == DLX_CPU_MATH_AVX512 ? "avx512" : isa == DLX_CPU_MATH_AVX2 ? "avx2" : "portable";
-}
-
-dlx_cpu_ew_kernel dlx_cpu_math_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_math_isa isa) {
+dlx_cpu_ew_kernel dlx_cpu_math_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_isa isa) {
   int d = kdtype == DLX_FLOAT32 ? 0 : kdtype == DLX_FLOAT64 ? 1 : -1;
-  if (op < DLX_EW_SQRT || op > DLX_EW_ERF || d < 0 || !dlx_cpu_math_isa_available(isa)) return NULL;
-#if defined(DLX_MATH_X86)
-  if (isa == DLX_CPU_MATH_AVX2) return dlx_cpu_math_avx2[op - DLX_EW_SQRT][d];
-  if (isa == DLX_CPU_MATH_AVX512) return dlx_cpu_math_avx512[op - DLX_EW_SQRT][d];
+  if (op < DLX_EW_SQRT || op > DLX_EW_ERF || d < 0 || !dlx_cpu_isa_available(isa)) return NULL;
+#if defined(DLX_CPU_X86)
+  if (isa == DLX_CPU_ISA_AVX2) return dlx_cpu_math_avx2[op - DLX_EW_SQRT][d];
+  if (isa == DLX_CPU_ISA_AVX512) return dlx_cpu_math_avx512[op - DLX_EW_SQRT][d];
 #endif
   return dlx_cpu_math_portable[op - DLX_EW_SQRT][d];
 }
@@ -130,5 +105,5 @@ static dlx_cpu_ew_kernel parts_kernel(dlx_ew_op op, dlx_dtype kdtype) {
 
 dlx_cpu_ew_kernel dlx_cpu_math_kernel(dlx_ew_op op, dlx_dtype kdtype) {
   if (op == DLX_EW_CONJ || op == DLX_EW_REAL || op == DLX_EW_IMAG) return parts_kernel(op, kdtype);
-  return dlx_cpu_math_kernel_isa(op, kdtype, dlx_cpu_math_best_isa());
+  return dlx_cpu_math_kernel_isa(op, kdtype, dlx_cpu_best_isa());
 }

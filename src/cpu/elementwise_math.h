@@ -4,30 +4,13 @@
 #ifndef DLX_CPU_ELEMENTWISE_MATH_H
 #define DLX_CPU_ELEMENTWISE_MATH_H
 
-#include <stdbool.h>
-
 #include "cpu/elementwise_kernels.h"
 
 #define DLX_CPU_MATH_OPS (DLX_EW_ERF - DLX_EW_SQRT + 1)
 
-/* The instruction sets the math kernels are built for. */
-typedef enum dlx_cpu_math_isa {
-  DLX_CPU_MATH_PORTABLE, /* SLEEF's scalar functions: any CPU */
-  DLX_CPU_MATH_AVX2,     /* SLEEF's AVX2 functions (x86-64 with AVX2 and FMA) */
-  DLX_CPU_MATH_AVX512,   /* SLEEF's AVX-512 functions (x86-64 with AVX-512F) */
-  DLX_CPU_MATH_ISAS
-} dlx_cpu_math_isa;
-
-/* Whether this build has the kernels of isa and this CPU can run them. */
-bool dlx_cpu_math_isa_available(dlx_cpu_math_isa isa);
-
-/* The best available ISA, and its name ("avx512", "avx2", "portable"). */
-dlx_cpu_math_isa dlx_cpu_math_best_isa(void);
-const char *dlx_cpu_math_isa_name(dlx_cpu_math_isa isa);
-
 /* The kernel of a math op (DLX_EW_SQRT ... DLX_EW_ERF) for kernel dtype float32 or float64 on
  * the given ISA; NULL for other ops and dtypes, or an ISA that is not available. */
-dlx_cpu_ew_kernel dlx_cpu_math_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_math_isa isa);
+dlx_cpu_ew_kernel dlx_cpu_math_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_isa isa);
 
 /* The kernel of op for kernel dtype kdtype among the math ops (on the best ISA) and conj, real
  * and imag (any dtype); NULL when op is none of them or has no kernel for kdtype. */

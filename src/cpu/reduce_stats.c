@@ -12,8 +12,8 @@
  * The blocks depend only on the runs, never on threads. */
 #include <string.h>
 
+#include "cpu/elementwise_math.h"
 #include "cpu/reduce_loops.h"
-#include "cpu/vector_math.h"
 
 #define STAT_BLOCK 256
 
@@ -101,7 +101,9 @@ SIMD_CLONES static void lse_block(dlx_reduce_acc *a, const double *x, int64_t n)
     a->m = INFINITY;
     return;
   }
-  for (int64_t i = 0; i < n; i++) e[i] = exp(x[i] - max);
+  for (int64_t i = 0; i < n; i++) e[i] = x[i] - max;
+  /* SLEEF's vector exp (faithful), the elementwise op's kernel */
+  dlx_cpu_math_kernel(DLX_EW_EXP, DLX_FLOAT64)((char *)e, (const char *)e, NULL, n, DLX_CPU_EW_VV);
   double sum = lane_sum(e, n);
   if (max > a->m) {
     a->s = a->s * exp(a->m - max) + sum;

@@ -1,21 +1,20 @@
 /* softmax.c -- softmax and log_softmax of one contiguous line, in float32 and float64.
  *
- * Three passes over the line, which stays in cache: its max, the exponentials of x - max (the
- * vector exp of the C library where there is one: glibc's libmvec, which gcc calls for the loops
- * below when this file is built with -fno-math-errno) with their sum in float64, then the
- * quotients (or x - max - log(sum)). A NaN, or +inf (inf - inf), makes the sum NaN, and so every
- * result of the line, as PyTorch. */
+ * Three passes over the line, which stays in cache: its max, the exponentials of x - max (the exp
+ * kernel of the elementwise op, SLEEF's vector exp, faithful, on the best ISA) with their sum in
+ * float64, then the quotients (or x - max - log(sum)). A NaN, or +inf (inf - inf), makes the sum
+ * NaN, and so every result of the line, as PyTorch. */
 #include <math.h>
 #include <stdbool.h>
 
+#include "cpu/elementwise_math.h"
 #include "cpu/reduce_loops.h"
 #include "cpu/softmax.h"
-#include "cpu/vector_math.h"
 
 #define CHUNK 256 /* log_softmax: exponentials summed a chunk at a time, never stored */
 #define LANES 8
 
-#define DEFINE_SOFTMAX(name, T, EXP)                                                               \
+#define DEFINE_SOFTMAX(name, T, DTYPE)                                                             \
   SIMD_CLONES static T max_##name(const T *x, int64_t n) {                                         \
     T m[LANES];                                                                                    \
     int64_t i = 0;                                                                                 \
@@ -26,8 +25,13 @@
     for (int j = 1; j < LANES; j++) m[0] = m[j] > m[0] ? m[j] : m[0];                              \
     return m[0];                                                                                   \
   }                                                                                                \
-  SIMD_CLONES static void exp_##name(const T *x, T *y, int64_t n, T max) {                         \
-    for (int64_t i = 0; i < n; i++) y[i] = EXP(x[i] - max);                                        \
+  SIMD_CLONES static void subtract_##name(const T *x, T *y, int64_t n, T max) {                    \
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] - max;                                             \
+  }                                                                                                \
+  /* y = exp(x - max); y may be x */                                                               \
+  static void exp_##name(const T *x, T *y, int64_t n, T max) {                                     \
+    subtract_##name(x, y, n, max);                                                                 \
+    dlx_cpu_math_kernel(DLX_EW_EXP, DTYPE)((char *)y, (const char *)y, NULL, n, DLX_CPU_EW_VV);    \
   }                                                                                                \
   SIMD_CLONES static double sum_##name(const T *y, int64_t n) {                                    \
     double s[LANES];                                                                               \
@@ -61,5 +65,5 @@
     shift_##name(x, y, n, max, (T)log(sum));                                                       \
   }
 
-DEFINE_SOFTMAX(float32, float, expf)
-DEFINE_SOFTMAX(float64, double, exp)
+DEFINE_SOFTMAX(float32, float, DLX_FLOAT32)
+DEFINE_SOFTMAX(float64, double, DLX_FLOAT64)

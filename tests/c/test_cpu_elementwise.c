@@ -1,7 +1,9 @@
 /* test_cpu_elementwise.c -- the CPU's elementwise engine below the Lua specs: every op and dtype
  * the core accepts has a kernel; misaligned operands (foreign memory) take the buffered path;
  * strided, cast and chunked rows give every element right; and the result is the same bytes on
- * one thread and on two. */
+ * one thread and on two; the kernels built for every instruction set this CPU has give the same
+ * bytes. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -219,6 +221,119 @@ static void test_devices_of_math_and_ternary_ops(void) {
   free_buffer(b1);
 }
 
+/* n values of dtype d (a real part of a complex counts as a float): edge values (zeros, infinities,
+ * NaN, extremes), small integers (shift amounts, exponents), ordinary numbers and raw bits. */
+static void fill_values(char *buf, dlx_dtype d, int64_t n) {
+  static const double float_edges[] = {0.0,   -0.0, 1.0,      -1.0,     0.5,       -0.5,  2.5,
+                                       -2.5,  3.0,  -3.0,     INFINITY, -INFINITY, NAN,   1e-310,
+                                       1e300, -7.5, 0x1p-149, 0x1p-126, 65504.0,   3.4e38};
+  int64_t size = dlx_itemsize(d);
+  bool is_float = d == DLX_FLOAT32 || d == DLX_FLOAT64 || d == DLX_COMPLEX64 || d == DLX_COMPLEX128;
+  int64_t parts = d == DLX_COMPLEX64 || d == DLX_COMPLEX128 ? 2 : 1, part_size = size / parts;
+  for (int64_t i = 0; i < n * parts; i++) {
+    char *at = buf + i * part_size;
+    uint64_t bits = rnd();
+    int64_t kind = rnd_below(4);
+    if (d == DLX_BOOL) {
+      *at = (char)(bits & 1);
+    } else if (!is_float) {
+      int64_t small = rnd_below(80) - 16;
+      memcpy(at, kind < 2 ? (const void *)&small : (const void *)&bits, (size_t)part_size);
+    } else {
+      double v = kind == 0   ? float_edges[rnd_below(sizeof float_edges / sizeof float_edges[0])]
+                 : kind == 1 ? (double)(rnd_below(17) - 8)
+                             : rnd_unit() * 200 - 100;
+      float f = (float)v;
+      if (kind == 3 && rnd_below(4) == 0)
+        memcpy(at, &bits, (size_t)part_size); /* any bits */
+      else if (part_size == 4)
+        memcpy(at, &f, 4);
+      else
+        memcpy(at, &v, 8);
+    }
+  }
+}
+
+/* Whether two result buffers of dtype rdtype hold the same bytes, where a NaN matches any NaN:
+ * IEEE leaves a NaN result's sign and payload open, and compilers swap the operands of
+ * commutative operations, which decides which input NaN comes out. */
+static bool same_results(const char *want, const char *got, size_t nbytes, dlx_dtype rdtype) {
+  size_t part = rdtype == DLX_FLOAT32 || rdtype == DLX_COMPLEX64    ? 4
+                : rdtype == DLX_FLOAT64 || rdtype == DLX_COMPLEX128 ? 8
+                                                                    : 0;
+  if (part == 0) return memcmp(want, got, nbytes) == 0;
+  for (size_t at = 0; at + part <= nbytes; at += part) {
+    if (memcmp(want + at, got + at, part) == 0) continue;
+    if (part == 4) {
+      float w, g;
+      memcpy(&w, want + at, 4);
+      memcpy(&g, got + at, 4);
+      if (!(isnan(w) && isnan(g))) return false;
+    } else {
+      double w, g;
+      memcpy(&w, want + at, 8);
+      memcpy(&g, got + at, 8);
+      if (!(isnan(w) && isnan(g))) return false;
+    }
+  }
+  return true;
+}
+
+/* Every kernel of the binary and simple unary ops, on every ISA this build and CPU have, in every
+ * mode, gives the portable kernel's bytes (any NaN for a NaN), with a row that starts at a vector
+ * boundary and one that does not. */
+static void test_isas_give_the_same_bytes(void) {
+  enum { N = 1031 };
+  static char a[(N + 1) * 16], b[(N + 1) * 16], want[(N + 1) * 16], got[(N + 1) * 16];
+  int kernels = 0, isas = 0;
+  for (int isa = 1; isa < DLX_CPU_ISAS; isa++) {
+    if (!dlx_cpu_isa_available((dlx_cpu_isa)isa)) {
+      printf("test_cpu_elementwise: %s kernels not built or not supported here\n",
+             dlx_cpu_isa_name((dlx_cpu_isa)isa));
+      continue;
+    }
+    isas++;
+    for (int d = 0; d <= DLX_COMPLEX128; d++) {
+      for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+        dlx_cpu_ew_kernel portable =
+            dlx_cpu_ew_kernel_isa((dlx_ew_op)op, (dlx_dtype)d, DLX_CPU_ISA_PORTABLE);
+        dlx_cpu_ew_kernel other =
+            dlx_cpu_ew_kernel_isa((dlx_ew_op)op, (dlx_dtype)d, (dlx_cpu_isa)isa);
+        if (portable == NULL) continue;
+        CHECK(other != NULL);
+        if (other == NULL) continue;
+        int64_t size = dlx_itemsize((dlx_dtype)d);
+        dlx_dtype rdtype = dlx_ew_result_of((dlx_ew_op)op, (dlx_dtype)d);
+        int64_t osize = dlx_itemsize(rdtype);
+        int modes = dlx_ew_arity((dlx_ew_op)op) == 2 ? 3 : 1;
+        rng_state = (uint64_t)(1000 * d + op + 1);
+        fill_values(a, (dlx_dtype)d, N + 1);
+        fill_values(b, (dlx_dtype)d, N + 1);
+        kernels++;
+        for (int mode = 0; mode < modes; mode++) {
+          for (int64_t start = 0; start < 2; start++) {
+            memset(want, 0x5a, sizeof want);
+            memset(got, 0x5a, sizeof got);
+            portable(want + start * osize, a + start * size, b + start * size, N - start,
+                     (dlx_cpu_ew_mode)mode);
+            other(got + start * osize, a + start * size, b + start * size, N - start,
+                  (dlx_cpu_ew_mode)mode);
+            if (!same_results(want, got, sizeof want, rdtype)) {
+              fprintf(stderr, "%s %s on %s, mode %d, start %d: not the portable kernel's bytes\n",
+                      dlx_cpu_isa_name((dlx_cpu_isa)isa), dlx_ew_name((dlx_ew_op)op),
+                      dlx_dtype_info_of((dlx_dtype)d)->name, mode, (int)start);
+              CHECK(false);
+            }
+          }
+        }
+      }
+    }
+  }
+  printf("test_cpu_elementwise: %d kernels compared on %d other ISAs\n", isas ? kernels / isas : 0,
+         isas);
+  if (isas > 0) CHECK(kernels > 300 * isas);
+}
+
 int main(void) {
   test_devices();
   test_devices_of_math_and_ternary_ops();
@@ -226,5 +341,6 @@ int main(void) {
   test_every_accepted_op_has_a_kernel();
   test_misaligned_operands();
   test_strided_cast_rows_and_threads();
+  test_isas_give_the_same_bytes();
   return check_report("test_cpu_elementwise");
 }

@@ -220,7 +220,7 @@ static long double measure(const format *f, dlx_cpu_ew_kernel kernel, reference_
   return worst;
 }
 
-static void check_format(const format *f, dlx_cpu_math_isa isa, int samples) {
+static void check_format(const format *f, dlx_cpu_isa isa, int samples) {
   inputs in = {0};
   make_inputs(f, samples, &in);
   if (in.n % 2 == 0) add(&in, 1.5L); /* odd: a partial vector at the end */
@@ -231,10 +231,10 @@ static void check_format(const format *f, dlx_cpu_math_isa isa, int samples) {
     if (kernel == NULL) continue;
     worst = measure(f, kernel, functions[i].ref, &in, &wx, &wy);
     printf("  %-8s %-8s %-7s worst %.3Lf ulp at %La (got %La, want %La)\n",
-           dlx_cpu_math_isa_name(isa), f->name, dlx_ew_name(functions[i].op), worst, wx, wy,
+           dlx_cpu_isa_name(isa), f->name, dlx_ew_name(functions[i].op), worst, wx, wy,
            functions[i].ref(wx));
     if (!(worst <= 1.0L))
-      fprintf(stderr, "%s %s %s: %.3Lf ulp at x = %La\n", dlx_cpu_math_isa_name(isa), f->name,
+      fprintf(stderr, "%s %s %s: %.3Lf ulp at x = %La\n", dlx_cpu_isa_name(isa), f->name,
               dlx_ew_name(functions[i].op), worst, wx);
     CHECK(worst <= 1.0L);
   }
@@ -246,15 +246,15 @@ int main(void) {
   int scale = env != NULL ? atoi(env) : 0;
   printf("inputs: edges and %d (float32) / %d (float64) random values per binade\n",
          scale > 0 ? scale : f32.default_samples, scale > 0 ? scale : f64.default_samples);
-  for (int isa = 0; isa < DLX_CPU_MATH_ISAS; isa++) {
-    if (!dlx_cpu_math_isa_available((dlx_cpu_math_isa)isa)) {
+  for (int isa = 0; isa < DLX_CPU_ISAS; isa++) {
+    if (!dlx_cpu_isa_available((dlx_cpu_isa)isa)) {
       printf("  %s: not available on this CPU or build\n",
-             dlx_cpu_math_isa_name((dlx_cpu_math_isa)isa));
+             dlx_cpu_isa_name((dlx_cpu_isa)isa));
       continue;
     }
-    check_format(&f32, (dlx_cpu_math_isa)isa, scale > 0 ? scale : f32.default_samples);
-    check_format(&f64, (dlx_cpu_math_isa)isa, scale > 0 ? scale : f64.default_samples);
+    check_format(&f32, (dlx_cpu_isa)isa, scale > 0 ? scale : f32.default_samples);
+    check_format(&f64, (dlx_cpu_isa)isa, scale > 0 ? scale : f64.default_samples);
   }
-  CHECK(dlx_cpu_math_isa_available(DLX_CPU_MATH_PORTABLE));
+  CHECK(dlx_cpu_isa_available(DLX_CPU_ISA_PORTABLE));
   return check_report("test_cpu_math_ulp");
 }

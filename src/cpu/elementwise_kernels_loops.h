@@ -1,0 +1,386 @@
+/* elementwise_kernels_loops.h -- one loop function per (op, kernel dtype), written once with
+ * macros, and their table, for each instruction set: elementwise_kernels.c (plain x86-64, or any
+ * other CPU) and elementwise_kernels_avx2.c include it after defining KERNEL_TABLE, the name of
+ * the table it defines. BINARY and UNARY below give each op's element expression (in x and y)
+ * its three loops, plain enough for the compiler to vectorise for the instruction set it
+ * targets. Both files are built with -ffp-contract=off, and the expressions use only IEEE's
+ * correctly rounded operations and the C library's functions, so the tables compute the same
+ * bits (tests/c/test_cpu_elementwise.c compares them). Integers compute in unsigned types where
+ * C's signed arithmetic could overflow, so they wrap without undefined behaviour. */
+#ifndef DLX_CPU_ELEMENTWISE_KERNELS_LOOPS_H
+#define DLX_CPU_ELEMENTWISE_KERNELS_LOOPS_H
+
+#include <complex.h>
+#include <math.h>
+
+#include "common/convert.h"
+#include "cpu/elementwise_kernels.h"
+
+/* ---- loop shapes */
+
+#define BINARY(fname, T, OT, EXPR)                                                                 \
+  static void fname(char *out_, const char *a_, const char *b_, int64_t n, dlx_cpu_ew_mode mode) { \
+    OT *out = (OT *)(void *)out_;                                                                  \
+    const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_;                    \
+    if (mode == DLX_CPU_EW_VV) {                                                                   \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const T x = a[i], y = b[i];                                                                \
+        out[i] = EXPR;                                                                             \
+      }                                                                                            \
+    } else if (mode == DLX_CPU_EW_VS) {                                                            \
+      const T y = b[0];                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const T x = a[i];                                                                          \
+        out[i] = EXPR;                                                                             \
+      }                                                                                            \
+    } else {                                                                                       \
+      const T x = a[0];                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const T y = b[i];                                                                          \
+        out[i] = EXPR;                                                                             \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+#define UNARY(fname, T, OT, EXPR)                                                                  \
+  static void fname(char *out_, const char *a_, const char *b_, int64_t n, dlx_cpu_ew_mode mode) { \
+    OT *out = (OT *)(void *)out_;                                                                  \
+    const T *a = (const T *)(const void *)a_;                                                      \
+    (void)b_;                                                                                      \
+    (void)mode;                                                                                    \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      const T x = a[i];                                                                            \
+      out[i] = EXPR;                                                                               \
+    }                                                                                              \
+  }
+
+/* ---- integers. WU is the unsigned type the arithmetic wraps in (at least unsigned int, so that
+ * narrow types are not promoted to int, where a product could overflow). */
+
+#define INT_HELPERS_SIGNED(name, T, WU, BITS)                                                      \
+  static inline T floordiv_##name(T x, T y) {                                                      \
+    if (y == 0) return 0;                    /* refused by the core; no trap if it comes anyway */ \
+    if (y == -1) return (T)(WU)(0u - (WU)x); /* MIN / -1 wraps */                                  \
+    T q = (T)(x / y);                                                                              \
+    return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
+  }                                                                                                \
+  static inline T mod_##name(T x, T y) {                                                           \
+    if (y == 0 || y == -1) return 0;                                                               \
+    T r = (T)(x % y);                                                                              \
+    return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
+  }                                                                                                \
+  static inline T ipow_##name(T x, T y) {                                                          \
+    WU r = 1, base = (WU)x;                                                                        \
+    if (y < 0) return 0; /* refused by the core */                                                 \
+    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
+      if (e & 1) r *= base;                                                                        \
+      base *= base;                                                                                \
+    }                                                                                              \
+    return (T)r;                                                                                   \
+  }
+
+#define INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                    \
+  static inline T floordiv_##name(T x, T y) { return (T)(y != 0 ? x / y : 0); }                    \
+  static inline T mod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                         \
+  static inline T ipow_##name(T x, T y) {                                                          \
+    WU r = 1, base = (WU)x;                                                                        \
+    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
+      if (e & 1) r *= base;                                                                        \
+      base *= base;                                                                                \
+    }                                                                                              \
+    return (T)r;                                                                                   \
+  }
+
+/* Ops shared by signed and unsigned integers. */
+#define INT_KERNELS(name, T, WU, BITS)                                                             \
+  BINARY(add_##name, T, T, (T)((WU)x + (WU)y))                                                     \
+  BINARY(sub_##name, T, T, (T)((WU)x - (WU)y))                                                     \
+  BINARY(mul_##name, T, T, (T)((WU)x * (WU)y))                                                     \
+  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
+  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
+  BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
+  BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
+  BINARY(eq_##name, T, uint8_t, x == y)                                                            \
+  BINARY(ne_##name, T, uint8_t, x != y)                                                            \
+  BINARY(lt_##name, T, uint8_t, x < y)                                                             \
+  BINARY(le_##name, T, uint8_t, x <= y)                                                            \
+  BINARY(gt_##name, T, uint8_t, x > y)                                                             \
+  BINARY(ge_##name, T, uint8_t, x >= y)                                                            \
+  BINARY(logical_and_##name, T, uint8_t, x != 0 && y != 0)                                         \
+  BINARY(logical_or_##name, T, uint8_t, x != 0 || y != 0)                                          \
+  BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))                                     \
+  BINARY(bitwise_and_##name, T, T, (T)(x & y))                                                     \
+  BINARY(bitwise_or_##name, T, T, (T)(x | y))                                                      \
+  BINARY(bitwise_xor_##name, T, T, (T)(x ^ y))                                                     \
+  BINARY(bitwise_left_shift_##name, T, T, (WU)y >= (BITS) ? (T)0 : (T)((WU)x << (WU)y))            \
+  UNARY(neg_##name, T, T, (T)(0u - (WU)x))                                                         \
+  UNARY(square_##name, T, T, (T)((WU)x * (WU)x))                                                   \
+  UNARY(identity_##name, T, T, x)                                                                  \
+  UNARY(logical_not_##name, T, uint8_t, x == 0)                                                    \
+  UNARY(bitwise_not_##name, T, T, (T)~x)                                                           \
+  UNARY(false_##name, T, uint8_t, (uint8_t)(0 * x))                                                \
+  UNARY(true_##name, T, uint8_t, (uint8_t)(1 + 0 * x))
+
+/* Shifts by a negative amount or by the width or more: 0, or -1 for a negative signed value
+ * shifted right (NumPy's rule); (WU)y makes a negative amount huge. */
+#define SIGNED_KERNELS(name, T, WU, BITS)                                                          \
+  INT_HELPERS_SIGNED(name, T, WU, BITS)                                                            \
+  INT_KERNELS(name, T, WU, BITS)                                                                   \
+  BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y))    \
+  UNARY(abs_##name, T, T, x < 0 ? (T)(0u - (WU)x) : x)                                             \
+  UNARY(sign_##name, T, T, (T)((x > 0) - (x < 0)))
+
+#define UNSIGNED_KERNELS(name, T, WU, BITS)                                                        \
+  INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                          \
+  INT_KERNELS(name, T, WU, BITS)                                                                   \
+  BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)0 : (T)(x >> y))                   \
+  UNARY(abs_##name, T, T, x)                                                                       \
+  UNARY(sign_##name, T, T, (T)(x > 0))
+
+SIGNED_KERNELS(int8, int8_t, uint32_t, 8)
+SIGNED_KERNELS(int16, int16_t, uint32_t, 16)
+SIGNED_KERNELS(int32, int32_t, uint32_t, 32)
+SIGNED_KERNELS(int64, int64_t, uint64_t, 64)
+UNSIGNED_KERNELS(uint8, uint8_t, uint32_t, 8)
+UNSIGNED_KERNELS(uint16, uint16_t, uint32_t, 16)
+UNSIGNED_KERNELS(uint32, uint32_t, uint32_t, 32)
+UNSIGNED_KERNELS(uint64, uint64_t, uint64_t, 64)
+
+/* ---- bool (0 or 1 in a byte): add is or, mul and, as NumPy */
+
+BINARY(or_bool, uint8_t, uint8_t, (uint8_t)(x | y))
+BINARY(and_bool, uint8_t, uint8_t, (uint8_t)(x &y))
+BINARY(xor_bool, uint8_t, uint8_t, (uint8_t)(x ^ y))
+BINARY(eq_bool, uint8_t, uint8_t, x == y)
+BINARY(ne_bool, uint8_t, uint8_t, x != y)
+BINARY(lt_bool, uint8_t, uint8_t, x < y)
+BINARY(le_bool, uint8_t, uint8_t, x <= y)
+BINARY(gt_bool, uint8_t, uint8_t, x > y)
+BINARY(ge_bool, uint8_t, uint8_t, x >= y)
+UNARY(not_bool, uint8_t, uint8_t, (uint8_t)(x == 0))
+UNARY(identity_bool, uint8_t, uint8_t, x)
+UNARY(false_bool, uint8_t, uint8_t, (uint8_t)(0 * x))
+UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
+
+/* ---- floats. floor_divide and remainder follow NumPy's divmod: the remainder has the
+ * divisor's sign, the quotient is floored and corrected so that q * b + r == a holds as well as
+ * floating point allows; a zero divisor gives IEEE's a / b and fmod's NaN. */
+
+#define FLOAT_HELPERS(name, T, SUFFIX)                                                             \
+  static inline T divmod_##name(T a, T b, T *modp) {                                               \
+    T mod = fmod##SUFFIX(a, b), div, floordiv;                                                     \
+    if (b == 0) {                                                                                  \
+      *modp = mod;                                                                                 \
+      return a / b;                                                                                \
+    }                                                                                              \
+    div = (a - mod) / b;                                                                           \
+    if (mod != 0) {                                                                                \
+      if ((b < 0) != (mod < 0)) {                                                                  \
+        mod += b;                                                                                  \
+        div -= 1;                                                                                  \
+      }                                                                                            \
+    } else {                                                                                       \
+      mod = copysign##SUFFIX(0, b);                                                                \
+    }                                                                                              \
+    if (div != 0) {                                                                                \
+      floordiv = floor##SUFFIX(div);                                                               \
+      if (div - floordiv > (T)0.5) floordiv += 1;                                                  \
+    } else {                                                                                       \
+      floordiv = copysign##SUFFIX(0, a / b);                                                       \
+    }                                                                                              \
+    *modp = mod;                                                                                   \
+    return floordiv;                                                                               \
+  }                                                                                                \
+  static inline T floordiv_##name(T a, T b) {                                                      \
+    T mod;                                                                                         \
+    return divmod_##name(a, b, &mod);                                                              \
+  }                                                                                                \
+  static inline T mod_##name(T a, T b) {                                                           \
+    T mod;                                                                                         \
+    divmod_##name(a, b, &mod);                                                                     \
+    return mod;                                                                                    \
+  }
+
+/* NaN-propagating maximum and minimum: when x is NaN it wins, when y is NaN the comparison is
+ * false and y wins. sign keeps +-0 and NaN. */
+#define FLOAT_KERNELS(name, T, SUFFIX)                                                             \
+  FLOAT_HELPERS(name, T, SUFFIX)                                                                   \
+  BINARY(add_##name, T, T, x + y)                                                                  \
+  BINARY(sub_##name, T, T, x - y)                                                                  \
+  BINARY(mul_##name, T, T, x *y)                                                                   \
+  BINARY(div_##name, T, T, x / y)                                                                  \
+  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
+  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(pow_##name, T, T, pow##SUFFIX(x, y))                                                      \
+  BINARY(maximum_##name, T, T, (x >= y || x != x) ? x : y)                                         \
+  BINARY(minimum_##name, T, T, (x <= y || x != x) ? x : y)                                         \
+  BINARY(atan2_##name, T, T, atan2##SUFFIX(x, y))                                                  \
+  BINARY(hypot_##name, T, T, hypot##SUFFIX(x, y))                                                  \
+  BINARY(copysign_##name, T, T, copysign##SUFFIX(x, y))                                            \
+  BINARY(eq_##name, T, uint8_t, x == y)                                                            \
+  BINARY(ne_##name, T, uint8_t, x != y)                                                            \
+  BINARY(lt_##name, T, uint8_t, x < y)                                                             \
+  BINARY(le_##name, T, uint8_t, x <= y)                                                            \
+  BINARY(gt_##name, T, uint8_t, x > y)                                                             \
+  BINARY(ge_##name, T, uint8_t, x >= y)                                                            \
+  BINARY(logical_and_##name, T, uint8_t, x != 0 && y != 0)                                         \
+  BINARY(logical_or_##name, T, uint8_t, x != 0 || y != 0)                                          \
+  BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))                                     \
+  UNARY(neg_##name, T, T, -x)                                                                      \
+  UNARY(abs_##name, T, T, fabs##SUFFIX(x))                                                         \
+  UNARY(sign_##name, T, T, x > 0 ? (T)1 : x < 0 ? (T)-1 : x)                                       \
+  UNARY(square_##name, T, T, x *x)                                                                 \
+  UNARY(reciprocal_##name, T, T, 1 / x)                                                            \
+  UNARY(logical_not_##name, T, uint8_t, x == 0)                                                    \
+  UNARY(floor_##name, T, T, floor##SUFFIX(x))                                                      \
+  UNARY(ceil_##name, T, T, ceil##SUFFIX(x))                                                        \
+  UNARY(trunc_##name, T, T, trunc##SUFFIX(x))                                                      \
+  UNARY(round_##name, T, T, nearbyint##SUFFIX(x)) /* the default mode: half to even */             \
+  UNARY(isnan_##name, T, uint8_t, x != x)                                                          \
+  UNARY(isinf_##name, T, uint8_t, fabs##SUFFIX(x) == (T)INFINITY)                                  \
+  UNARY(isfinite_##name, T, uint8_t, x - x == 0)
+
+FLOAT_KERNELS(float32, float, f)
+FLOAT_KERNELS(float64, double, )
+
+/* ---- complex: Smith's division (as NumPy), pow through C99's cpow */
+
+#define COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                    \
+  static inline C make_##name(R re, R im) {                                                        \
+    C z;                                                                                           \
+    z.re = re;                                                                                     \
+    z.im = im;                                                                                     \
+    return z;                                                                                      \
+  }                                                                                                \
+  static inline C cadd_##name(C a, C b) { return make_##name(a.re + b.re, a.im + b.im); }          \
+  static inline C csub_##name(C a, C b) { return make_##name(a.re - b.re, a.im - b.im); }          \
+  static inline C cmul_##name(C a, C b) {                                                          \
+    return make_##name(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                      \
+  }                                                                                                \
+  static inline C cdiv_##name(C a, C b) {                                                          \
+    R abr = fabs##SUFFIX(b.re), abi = fabs##SUFFIX(b.im), rat, scl;                                \
+    if (abr >= abi) {                                                                              \
+      if (abr == 0 && abi == 0) return make_##name(a.re / abr, a.im / abr);                        \
+      rat = b.im / b.re;                                                                           \
+      scl = (R)1 / (b.re + b.im * rat);                                                            \
+      return make_##name((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);                    \
+    }                                                                                              \
+    rat = b.re / b.im;                                                                             \
+    scl = (R)1 / (b.im + b.re * rat);                                                              \
+    return make_##name((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                      \
+  }                                                                                                \
+  static inline C cpow_##name(C a, C b) {                                                          \
+    CT z = cpow##SUFFIX(a.re + a.im * (CT)I, b.re + b.im * (CT)I);                                 \
+    return make_##name(creal##SUFFIX(z), cimag##SUFFIX(z));                                        \
+  }                                                                                                \
+  static inline int nonzero_##name(C a) { return a.re != 0 || a.im != 0; }
+
+#define COMPLEX_KERNELS(name, C, R, SUFFIX, CT)                                                    \
+  COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                          \
+  BINARY(add_##name, C, C, cadd_##name(x, y))                                                      \
+  BINARY(sub_##name, C, C, csub_##name(x, y))                                                      \
+  BINARY(mul_##name, C, C, cmul_##name(x, y))                                                      \
+  BINARY(div_##name, C, C, cdiv_##name(x, y))                                                      \
+  BINARY(pow_##name, C, C, cpow_##name(x, y))                                                      \
+  BINARY(eq_##name, C, uint8_t, x.re == y.re && x.im == y.im)                                      \
+  BINARY(ne_##name, C, uint8_t, x.re != y.re || x.im != y.im)                                      \
+  BINARY(logical_and_##name, C, uint8_t, nonzero_##name(x) && nonzero_##name(y))                   \
+  BINARY(logical_or_##name, C, uint8_t, nonzero_##name(x) || nonzero_##name(y))                    \
+  BINARY(logical_xor_##name, C, uint8_t, nonzero_##name(x) != nonzero_##name(y))                   \
+  UNARY(neg_##name, C, C, make_##name(-x.re, -x.im))                                               \
+  UNARY(abs_##name, C, R, hypot##SUFFIX(x.re, x.im))                                               \
+  UNARY(square_##name, C, C, cmul_##name(x, x))                                                    \
+  UNARY(reciprocal_##name, C, C, cdiv_##name(make_##name(1, 0), x))                                \
+  UNARY(logical_not_##name, C, uint8_t, !nonzero_##name(x))                                        \
+  UNARY(isnan_##name, C, uint8_t, x.re != x.re || x.im != x.im)                                    \
+  UNARY(isinf_##name, C, uint8_t,                                                                  \
+        fabs##SUFFIX(x.re) == (R)INFINITY || fabs##SUFFIX(x.im) == (R)INFINITY)                    \
+  UNARY(isfinite_##name, C, uint8_t, x.re - x.re == 0 && x.im - x.im == 0)
+
+COMPLEX_KERNELS(complex64, dlx_c64, float, f, float complex)
+COMPLEX_KERNELS(complex128, dlx_c128, double, , double complex)
+
+/* ---- the table */
+
+#define INT_ENTRIES(name, E)                                                                       \
+  [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \
+  [DLX_EW_FLOOR_DIVIDE][E] = floor_divide_##name, [DLX_EW_REMAINDER][E] = remainder_##name,        \
+  [DLX_EW_POW][E] = pow_##name, [DLX_EW_MAXIMUM][E] = maximum_##name,                              \
+  [DLX_EW_MINIMUM][E] = minimum_##name, [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name,    \
+  [DLX_EW_LT][E] = lt_##name, [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name,              \
+  [DLX_EW_GE][E] = ge_##name, [DLX_EW_LOGICAL_AND][E] = logical_and_##name,                        \
+  [DLX_EW_LOGICAL_OR][E] = logical_or_##name, [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name,        \
+  [DLX_EW_BITWISE_AND][E] = bitwise_and_##name, [DLX_EW_BITWISE_OR][E] = bitwise_or_##name,        \
+  [DLX_EW_BITWISE_XOR][E] = bitwise_xor_##name,                                                    \
+  [DLX_EW_BITWISE_LEFT_SHIFT][E] = bitwise_left_shift_##name,                                      \
+  [DLX_EW_BITWISE_RIGHT_SHIFT][E] = bitwise_right_shift_##name, [DLX_EW_NEG][E] = neg_##name,      \
+  [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SIGN][E] = sign_##name,                                    \
+  [DLX_EW_SQUARE][E] = square_##name, [DLX_EW_LOGICAL_NOT][E] = logical_not_##name,                \
+  [DLX_EW_BITWISE_NOT][E] = bitwise_not_##name, [DLX_EW_FLOOR][E] = identity_##name,               \
+  [DLX_EW_CEIL][E] = identity_##name, [DLX_EW_TRUNC][E] = identity_##name,                         \
+  [DLX_EW_ROUND][E] = identity_##name, [DLX_EW_ISNAN][E] = false_##name,                           \
+  [DLX_EW_ISINF][E] = false_##name, [DLX_EW_ISFINITE][E] = true_##name,
+
+#define FLOAT_ENTRIES(name, E)                                                                     \
+  [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \
+  [DLX_EW_DIV][E] = div_##name, [DLX_EW_FLOOR_DIVIDE][E] = floor_divide_##name,                    \
+  [DLX_EW_REMAINDER][E] = remainder_##name, [DLX_EW_POW][E] = pow_##name,                          \
+  [DLX_EW_MAXIMUM][E] = maximum_##name, [DLX_EW_MINIMUM][E] = minimum_##name,                      \
+  [DLX_EW_ATAN2][E] = atan2_##name, [DLX_EW_HYPOT][E] = hypot_##name,                              \
+  [DLX_EW_COPYSIGN][E] = copysign_##name, [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name,  \
+  [DLX_EW_LT][E] = lt_##name, [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name,              \
+  [DLX_EW_GE][E] = ge_##name, [DLX_EW_LOGICAL_AND][E] = logical_and_##name,                        \
+  [DLX_EW_LOGICAL_OR][E] = logical_or_##name, [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name,        \
+  [DLX_EW_NEG][E] = neg_##name, [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SIGN][E] = sign_##name,      \
+  [DLX_EW_SQUARE][E] = square_##name, [DLX_EW_RECIPROCAL][E] = reciprocal_##name,                  \
+  [DLX_EW_LOGICAL_NOT][E] = logical_not_##name, [DLX_EW_FLOOR][E] = floor_##name,                  \
+  [DLX_EW_CEIL][E] = ceil_##name, [DLX_EW_TRUNC][E] = trunc_##name,                                \
+  [DLX_EW_ROUND][E] = round_##name, [DLX_EW_ISNAN][E] = isnan_##name,                              \
+  [DLX_EW_ISINF][E] = isinf_##name, [DLX_EW_ISFINITE][E] = isfinite_##name,
+
+#define COMPLEX_ENTRIES(name, E)                                                                   \
+  [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \
+  [DLX_EW_DIV][E] = div_##name, [DLX_EW_POW][E] = pow_##name, [DLX_EW_EQ][E] = eq_##name,          \
+  [DLX_EW_NE][E] = ne_##name, [DLX_EW_LOGICAL_AND][E] = logical_and_##name,                        \
+  [DLX_EW_LOGICAL_OR][E] = logical_or_##name, [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name,        \
+  [DLX_EW_NEG][E] = neg_##name, [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SQUARE][E] = square_##name,  \
+  [DLX_EW_RECIPROCAL][E] = reciprocal_##name, [DLX_EW_LOGICAL_NOT][E] = logical_not_##name,        \
+  [DLX_EW_ISNAN][E] = isnan_##name, [DLX_EW_ISINF][E] = isinf_##name,                              \
+  [DLX_EW_ISFINITE][E] = isfinite_##name,
+
+const dlx_cpu_ew_kernel KERNEL_TABLE[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1] = {
+    [DLX_EW_ADD][DLX_BOOL] = or_bool,
+    [DLX_EW_MUL][DLX_BOOL] = and_bool,
+    [DLX_EW_MAXIMUM][DLX_BOOL] = or_bool,
+    [DLX_EW_MINIMUM][DLX_BOOL] = and_bool,
+    [DLX_EW_EQ][DLX_BOOL] = eq_bool,
+    [DLX_EW_NE][DLX_BOOL] = ne_bool,
+    [DLX_EW_LT][DLX_BOOL] = lt_bool,
+    [DLX_EW_LE][DLX_BOOL] = le_bool,
+    [DLX_EW_GT][DLX_BOOL] = gt_bool,
+    [DLX_EW_GE][DLX_BOOL] = ge_bool,
+    [DLX_EW_LOGICAL_AND][DLX_BOOL] = and_bool,
+    [DLX_EW_LOGICAL_OR][DLX_BOOL] = or_bool,
+    [DLX_EW_LOGICAL_XOR][DLX_BOOL] = xor_bool,
+    [DLX_EW_BITWISE_AND][DLX_BOOL] = and_bool,
+    [DLX_EW_BITWISE_OR][DLX_BOOL] = or_bool,
+    [DLX_EW_BITWISE_XOR][DLX_BOOL] = xor_bool,
+    [DLX_EW_ABS][DLX_BOOL] = identity_bool,
+    [DLX_EW_LOGICAL_NOT][DLX_BOOL] = not_bool,
+    [DLX_EW_BITWISE_NOT][DLX_BOOL] = not_bool,
+    [DLX_EW_FLOOR][DLX_BOOL] = identity_bool,
+    [DLX_EW_CEIL][DLX_BOOL] = identity_bool,
+    [DLX_EW_TRUNC][DLX_BOOL] = identity_bool,
+    [DLX_EW_ROUND][DLX_BOOL] = identity_bool,
+    [DLX_EW_ISNAN][DLX_BOOL] = false_bool,
+    [DLX_EW_ISINF][DLX_BOOL] = false_bool,
+    [DLX_EW_ISFINITE][DLX_BOOL] = true_bool,
+    INT_ENTRIES(int8, DLX_INT8) INT_ENTRIES(int16, DLX_INT16) INT_ENTRIES(int32, DLX_INT32)
+        INT_ENTRIES(int64, DLX_INT64) INT_ENTRIES(uint8, DLX_UINT8) INT_ENTRIES(uint16, DLX_UINT16)
+            INT_ENTRIES(uint32, DLX_UINT32) INT_ENTRIES(uint64, DLX_UINT64)
+                FLOAT_ENTRIES(float32, DLX_FLOAT32) FLOAT_ENTRIES(float64, DLX_FLOAT64)
+                    COMPLEX_ENTRIES(complex64, DLX_COMPLEX64)
+                        COMPLEX_ENTRIES(complex128, DLX_COMPLEX128)};
+
+#endif
