@@ -52,12 +52,14 @@ static void fill_random(dlx_tensor *t) {
     for (size_t i = 0; i < bytes; i++) p[i] &= 1;
 }
 
-/* Parts in [-2, 2], never 0, for complex pow (whose special cases differ from C's cpow). */
+/* A part in [-2, 2], never 0, for complex pow (whose special cases differ from C's cpow). */
+static double gentle_part(void) { return (double)(1 + rnd_below(8)) / 4 * (rnd_below(2) ? 1 : -1); }
+
+/* A tensor of such parts. */
 static void fill_gentle_complex(dlx_tensor *t) {
   dlx_tensor wide = cpu_vector(DLX_COMPLEX128, dlx_tensor_numel(t));
   double *p = wide.buffer->data;
-  for (int64_t i = 0; i < 2 * dlx_tensor_numel(t); i++)
-    p[i] = (double)(1 + rnd_below(8)) / 4 * (rnd_below(2) ? 1 : -1);
+  for (int64_t i = 0; i < 2 * dlx_tensor_numel(t); i++) p[i] = gentle_part();
   dlx_cpu_backend.copy(t, &wide, NULL);
   dlx_tensor_close(&wide);
 }
@@ -161,6 +163,10 @@ static void check_op(dlx_ew_op op, dlx_dtype kdtype) {
     dlx_dtype kind_dtype = dlx_ew_input_dtype(op, k, compute);
     if (is_scalar[k]) {
       ops[k].scalar = random_scalar(kind_dtype);
+      if (approx) { /* a scalar operand of complex pow is as gentle as a tensor one */
+        ops[k].scalar.v.c[0] = gentle_part();
+        ops[k].scalar.v.c[1] = gentle_part();
+      }
       CHECK(dlx_ewk_scalar_bytes(op, k, compute, &ops[k].scalar, scalar[k], NULL) == 0);
       continue;
     }
