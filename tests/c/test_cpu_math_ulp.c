@@ -230,9 +230,8 @@ static void check_format(const format *f, dlx_cpu_isa isa, int samples) {
     CHECK(kernel != NULL);
     if (kernel == NULL) continue;
     worst = measure(f, kernel, functions[i].ref, &in, &wx, &wy);
-    printf("  %-8s %-8s %-7s worst %.3Lf ulp at %La (got %La, want %La)\n",
-           dlx_cpu_isa_name(isa), f->name, dlx_ew_name(functions[i].op), worst, wx, wy,
-           functions[i].ref(wx));
+    printf("  %-8s %-8s %-7s worst %.3Lf ulp at %La (got %La, want %La)\n", dlx_cpu_isa_name(isa),
+           f->name, dlx_ew_name(functions[i].op), worst, wx, wy, functions[i].ref(wx));
     if (!(worst <= 1.0L))
       fprintf(stderr, "%s %s %s: %.3Lf ulp at x = %La\n", dlx_cpu_isa_name(isa), f->name,
               dlx_ew_name(functions[i].op), worst, wx);
@@ -248,8 +247,7 @@ int main(void) {
          scale > 0 ? scale : f32.default_samples, scale > 0 ? scale : f64.default_samples);
   for (int isa = 0; isa < DLX_CPU_ISAS; isa++) {
     if (!dlx_cpu_isa_available((dlx_cpu_isa)isa)) {
-      printf("  %s: not available on this CPU or build\n",
-             dlx_cpu_isa_name((dlx_cpu_isa)isa));
+      printf("  %s: not available on this CPU or build\n", dlx_cpu_isa_name((dlx_cpu_isa)isa));
       continue;
     }
     check_format(&f32, (dlx_cpu_isa)isa, scale > 0 ? scale : f32.default_samples);
