@@ -28,34 +28,6 @@ local function values(dtype, n, seed, positive)
   return out
 end
 
---- Float results may differ from the CPU in the last bits on a GPU (pow, atan2, hypot).
-local function close_enough(want, got, dtype)
-  if type(want) == "table" then
-    if want.re ~= nil then
-      return close_enough(want.re, got.re, dtype) and close_enough(want.im, got.im, dtype)
-    end
-    if #want ~= #got then return false end
-    for i = 1, #want do
-      if not close_enough(want[i], got[i], dtype) then return false end
-    end
-    return true
-  end
-  if math.type(want) == "integer" or type(want) == "boolean" then return want == got end
-  if want ~= want then return got ~= got end
-  local rel = (dtype == "float16" or dtype == "bfloat16") and 1e-2 or 1e-5
-  return h.close(want, got, rel, 1e-6)
-end
-
-local function same_as_cpu(device, want, got)
-  assert.equal(device, tostring(got.device))
-  assert.equal(want.dtype, got.dtype)
-  h.same(want.shape, got.shape)
-  local a, b = want:totable(), got:totable()
-  if not close_enough(a, b, want.dtype) then
-    h.same(a, b) -- reports the first difference
-  end
-end
-
 local BINARY = {
   all = { "add", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor" },
@@ -112,13 +84,13 @@ return function(device, it)
       local row = dlx.tensor(values(dtype, 6, 9, true), { dtype = dtype, device = "cpu" })
       local da, db, drow = a:to(device), b:to(device), row:to(device)
       for _, op in ipairs(ops_for(BINARY, dtype)) do
-        same_as_cpu(device, dlx[op](a, b), dlx[op](da, db))
-        same_as_cpu(device, dlx[op](a, row), dlx[op](da, drow)) -- broadcast
-        same_as_cpu(device, dlx[op](a:flip(1), b), dlx[op](da:flip(1), db)) -- negative strides
+        h.same_as_cpu(device, dlx[op](a, b), dlx[op](da, db))
+        h.same_as_cpu(device, dlx[op](a, row), dlx[op](da, drow)) -- broadcast
+        h.same_as_cpu(device, dlx[op](a:flip(1), b), dlx[op](da:flip(1), db)) -- negative strides
       end
       for _, op in ipairs(ops_for(UNARY, dtype)) do
-        same_as_cpu(device, dlx[op](a), dlx[op](da))
-        same_as_cpu(device, dlx[op](b), dlx[op](db))
+        h.same_as_cpu(device, dlx[op](a), dlx[op](da))
+        h.same_as_cpu(device, dlx[op](b), dlx[op](db))
       end
     end
   end)
@@ -128,18 +100,18 @@ return function(device, it)
     local f = dlx.tensor(values("float16", 12, 4), { dtype = "float16", device = "cpu" })
       :view{ 4, 3 }:transpose(1, 2)
     local da, df = a:to(device), f:to(device)
-    same_as_cpu(device, a + 3, da + 3)
-    same_as_cpu(device, 2 - a, 2 - da)
-    same_as_cpu(device, a * 1.5, da * 1.5)
-    same_as_cpu(device, a // 3, da // 3)
-    same_as_cpu(device, -7 % a:abs():add(1), -7 % da:abs():add(1))
-    same_as_cpu(device, a + f, da + df) -- int16 + float16: float16
-    same_as_cpu(device, a / a:abs():add(1), da / da:abs():add(1)) -- integers divide in float32
-    same_as_cpu(device, f:pow(2), df:pow(2))
-    same_as_cpu(device, a:gt(0), da:gt(0))
-    same_as_cpu(device, a:bitwise_left_shift(3), da:bitwise_left_shift(3))
-    same_as_cpu(device, dlx.maximum(f, 0.5), dlx.maximum(df, 0.5))
-    same_as_cpu(device, dlx.add(a, { re = 1, im = 2 }), dlx.add(da, { re = 1, im = 2 }))
+    h.same_as_cpu(device, a + 3, da + 3)
+    h.same_as_cpu(device, 2 - a, 2 - da)
+    h.same_as_cpu(device, a * 1.5, da * 1.5)
+    h.same_as_cpu(device, a // 3, da // 3)
+    h.same_as_cpu(device, -7 % a:abs():add(1), -7 % da:abs():add(1))
+    h.same_as_cpu(device, a + f, da + df) -- int16 + float16: float16
+    h.same_as_cpu(device, a / a:abs():add(1), da / da:abs():add(1)) -- integers divide in float32
+    h.same_as_cpu(device, f:pow(2), df:pow(2))
+    h.same_as_cpu(device, a:gt(0), da:gt(0))
+    h.same_as_cpu(device, a:bitwise_left_shift(3), da:bitwise_left_shift(3))
+    h.same_as_cpu(device, dlx.maximum(f, 0.5), dlx.maximum(df, 0.5))
+    h.same_as_cpu(device, dlx.add(a, { re = 1, im = 2 }), dlx.add(da, { re = 1, im = 2 }))
   end)
 
   it("writes into out= tensors of another dtype, in place, and 0-d and strided views", function()
@@ -150,22 +122,23 @@ return function(device, it)
     local got = dlx.zeros({ 4, 5 }, { dtype = "float64", device = device })
     dlx.mul(cpu, cpu:flip(2), { out = want })
     dlx.mul(dev, dev:flip(2), { out = got })
-    same_as_cpu(device, want, got)
+    h.same_as_cpu(device, want, got)
     local c, d = cpu:clone(), dev:clone()
     c:add_(c:flip(1)) -- overlapping: as if the inputs were read first
     d:add_(d:flip(1))
-    same_as_cpu(device, c, d)
+    h.same_as_cpu(device, c, d)
     c:mul_(2)
     d:mul_(2)
-    same_as_cpu(device, c, d)
+    h.same_as_cpu(device, c, d)
     local cs = cpu:slice(1, 1, 4, 2):slice(2, 1, 5, 2)
     local ds = dev:slice(1, 1, 4, 2):slice(2, 1, 5, 2)
-    same_as_cpu(device, cs:neg(), ds:neg())
+    h.same_as_cpu(device, cs:neg(), ds:neg())
     local c0, d0 = cpu:select(1, 2):select(1, 3), dev:select(1, 2):select(1, 3) -- 0-d
-    same_as_cpu(device, c0:sub(1), d0:sub(1))
+    h.same_as_cpu(device, c0:sub(1), d0:sub(1))
     local i = dlx.zeros({ 4, 5 }, { dtype = "int32", device = device })
     i:add_(dev:gt(0))
-    same_as_cpu(device, dlx.zeros({ 4, 5 }, { dtype = "int32", device = "cpu" }):add_(cpu:gt(0)), i)
+    local on_cpu = dlx.zeros({ 4, 5 }, { dtype = "int32", device = "cpu" }):add_(cpu:gt(0))
+    h.same_as_cpu(device, on_cpu, i)
   end)
 
   it("keeps the integer rules: wrapping, shifts past the width, NaN through maximum", function()

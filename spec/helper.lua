@@ -286,4 +286,39 @@ function h.shape_of(t)
   return shape
 end
 
+--- Values a device computed against the CPU's, as totable gives them: integers and booleans
+-- exactly, NaN for NaN, other floats within a relative 1e-2 (float16, bfloat16), 1e-5 (float32)
+-- or rel64 (float64; 1e-5 when nil): a GPU may sum in another order or use its own libm.
+function h.values_close(want, got, dtype, rel64)
+  if type(want) == "table" then
+    if want.re ~= nil then
+      return h.values_close(want.re, got.re, dtype, rel64)
+        and h.values_close(want.im, got.im, dtype, rel64)
+    end
+    if #want ~= #got then return false end
+    for i = 1, #want do
+      if not h.values_close(want[i], got[i], dtype, rel64) then return false end
+    end
+    return true
+  end
+  if math.type(want) == "integer" or type(want) == "boolean" then return want == got end
+  if want ~= want then return got ~= got end
+  if want == got then return true end
+  local rel = (dtype == "float16" or dtype == "bfloat16") and 1e-2
+    or dtype == "float64" and rel64 or 1e-5
+  return h.close(want, got, rel, 1e-6)
+end
+
+--- got, made on device, against want, the same made on the CPU: its device, dtype and shape, then
+-- its values (h.values_close); a difference is reported as h.same reports it.
+function h.same_as_cpu(device, want, got, rel64)
+  h.same(device, tostring(got.device))
+  h.same(want.dtype, got.dtype)
+  h.same(want.shape, got.shape)
+  local a, b = want:totable(), got:totable()
+  if not h.values_close(a, b, want.dtype, rel64) then
+    h.same(a, b) -- reports the first difference
+  end
+end
+
 return h
