@@ -32,6 +32,7 @@
 #include "core/ops.h"
 #include "core/stats.h"
 #include "core/tensor.h"
+#include "ulp.h"
 #include "ze/kernels/ze_args.h"
 
 #define SKIP 77
@@ -748,156 +749,46 @@ static void test_elementwise_ops(void) {
  * printed, and must stay within the OpenCL spec's bound for them (docs/level-zero.md lists
  * what was measured). */
 
-typedef long double (*reference_fn)(long double);
-static long double ref_rsqrt(long double x) { return 1.0L / sqrtl(x); }
-static long double ref_sigmoid(long double x) {
-  long double t = expl(-fabsl(x));
-  return (x >= 0 ? 1.0L : t) / (1.0L + t);
-}
-
-/* bound64: the OpenCL C spec's bound for the double function (full profile); rsqrt and sigmoid
- * are 1 / sqrt(x) and a quotient after exp, a rounding or two more. */
-static const struct {
-  dlx_ew_op op;
-  reference_fn ref;
-  double bound64;
-} math_functions[] = {
-    {DLX_EW_SQRT, sqrtl, 0.5}, {DLX_EW_RSQRT, ref_rsqrt, 2},
-    {DLX_EW_EXP, expl, 3},     {DLX_EW_EXP2, exp2l, 3},
-    {DLX_EW_EXPM1, expm1l, 3}, {DLX_EW_LOG, logl, 3},
-    {DLX_EW_LOG2, log2l, 3},   {DLX_EW_LOG10, log10l, 3},
-    {DLX_EW_LOG1P, log1pl, 2}, {DLX_EW_SIN, sinl, 4},
-    {DLX_EW_COS, cosl, 4},     {DLX_EW_TAN, tanl, 5},
-    {DLX_EW_ASIN, asinl, 4},   {DLX_EW_ACOS, acosl, 4},
-    {DLX_EW_ATAN, atanl, 5},   {DLX_EW_SINH, sinhl, 4},
-    {DLX_EW_COSH, coshl, 4},   {DLX_EW_TANH, tanhl, 5},
-    {DLX_EW_ASINH, asinhl, 4}, {DLX_EW_ACOSH, acoshl, 4},
-    {DLX_EW_ATANH, atanhl, 5}, {DLX_EW_SIGMOID, ref_sigmoid, 5},
-    {DLX_EW_ERF, erfl, 16},
-};
-
-typedef struct ulp_format {
-  dlx_dtype dtype;
-  int mant_bits, min_exp, max_exp, samples;
-} ulp_format;
-
-/* The spacing of the format's numbers in |r|'s binade (subnormals share the smallest). */
-static long double ulp_at(const ulp_format *f, long double r) {
-  int e;
-  r = fabsl(r);
-  if (r < ldexpl(1.0L, f->min_exp)) return ldexpl(1.0L, f->min_exp - f->mant_bits + 1);
-  frexpl(r, &e);
-  return ldexpl(1.0L, e - f->mant_bits);
-}
-
-/* y's error against r in ulps; INFINITY for a wrong NaN, infinity or sign of zero. An infinite y
- * where r is finite counts as one ulp above the largest finite number. */
-static long double ulp_error(const ulp_format *f, long double y, long double r) {
-  long double beyond = ldexpl(1.0L, f->max_exp + 1);
-  if (isnan(r)) return isnan(y) ? 0 : INFINITY;
-  if (isnan(y)) return INFINITY;
-  if (isinf(r)) return y == r ? 0 : isinf(y) ? INFINITY : fabsl(y) >= beyond ? 0 : INFINITY;
-  if (r == 0) return y == 0 && signbit(y) == signbit(r) ? 0 : fabsl(y) / ulp_at(f, 0);
-  if (isinf(y)) y = copysignl(beyond, y);
-  if (fabsl(r) > beyond) r = copysignl(beyond, r);
-  return fabsl(y - r) / ulp_at(f, r);
-}
-
-/* Edge values with both signs and their neighbours, NaN, then random values in every binade.
- * Returns the count; x gets them as the format's numbers. */
-static int64_t ulp_inputs(const ulp_format *f, long double **out) {
-  static const long double edges[] = {0,
-                                      0x1p-60L,
-                                      0x1p-27L,
-                                      0x1p-26L,
-                                      0x1p-13L,
-                                      0.25L,
-                                      0.5L,
-                                      1,
-                                      2,
-                                      3,
-                                      1.5707963267948966L,
-                                      3.14159265358979324L,
-                                      10,
-                                      20,
-                                      86,
-                                      88.72283935546875L,
-                                      89,
-                                      103,
-                                      104,
-                                      126,
-                                      127,
-                                      128,
-                                      149,
-                                      150,
-                                      700,
-                                      709,
-                                      709.78L,
-                                      710,
-                                      710.5L,
-                                      744,
-                                      745.2L,
-                                      1022,
-                                      1024,
-                                      1075,
-                                      1e10L,
-                                      1e22L,
-                                      0x1p63L,
-                                      0x1p64L,
-                                      0x1p500L,
-                                      0x1p1000L,
-                                      INFINITY};
-  long double tiny = ldexpl(1.0L, f->min_exp - f->mant_bits + 1);
-  long double least_normal = ldexpl(1.0L, f->min_exp);
-  long double largest = ldexpl(2.0L - ldexpl(1.0L, 1 - f->mant_bits), f->max_exp);
-  int64_t n = 0,
-          cap = 6 * 48 + 2 * (int64_t)f->samples * (f->max_exp - f->min_exp + f->mant_bits + 1);
-  long double *x = malloc((size_t)cap * sizeof *x),
-              extra[5] = {tiny, 2 * tiny, least_normal - tiny, least_normal, largest};
-  if (x == NULL) abort();
-  for (size_t i = 0; i < sizeof edges / sizeof edges[0] + 5; i++) {
-    long double e =
-        i < sizeof edges / sizeof edges[0] ? edges[i] : extra[i - sizeof edges / sizeof edges[0]];
-    long double v = f->dtype == DLX_FLOAT32 ? (long double)(float)e : (long double)(double)e;
-    long double u = ulp_at(f, v);
-    x[n++] = v;
-    x[n++] = -v;
-    if (isinf(v) || v == 0) continue;
-    x[n++] = v + u;
-    x[n++] = -(v + u);
-    x[n++] = v - u;
-    x[n++] = -(v - u);
+/* The OpenCL C spec's bound for the double function (full profile); rsqrt and sigmoid are
+ * 1 / sqrt(x) and a quotient after exp, a rounding or two more. */
+static double opencl_bound64(dlx_ew_op op) {
+  switch (op) {
+  case DLX_EW_SQRT:
+    return 0.5;
+  case DLX_EW_RSQRT:
+  case DLX_EW_LOG1P:
+    return 2;
+  case DLX_EW_EXP:
+  case DLX_EW_EXP2:
+  case DLX_EW_EXPM1:
+  case DLX_EW_LOG:
+  case DLX_EW_LOG2:
+  case DLX_EW_LOG10:
+    return 3;
+  case DLX_EW_TAN:
+  case DLX_EW_ATAN:
+  case DLX_EW_TANH:
+  case DLX_EW_ATANH:
+  case DLX_EW_SIGMOID:
+    return 5;
+  case DLX_EW_ERF:
+    return 16;
+  default:
+    return 4; /* sin cos asin acos sinh cosh asinh acosh */
   }
-  x[n++] = NAN;
-  for (int e = f->min_exp - f->mant_bits + 1; e <= f->max_exp; e++)
-    for (int k = 0; k < f->samples; k++) {
-      long double v = ldexpl(1.0L + (long double)(next_random() >> 11) * 0x1p-53L, e);
-      if (e < f->min_exp)
-        v = ldexpl(floorl(ldexpl(v, -(f->min_exp - f->mant_bits + 1))),
-                   f->min_exp - f->mant_bits + 1);
-      v = f->dtype == DLX_FLOAT32 ? (long double)(float)v : (long double)(double)v;
-      x[n++] = v;
-      x[n++] = -v;
-    }
-  *out = x;
-  return n;
 }
 
 /* The worst error of op's kernel over the inputs (*worst_x: where). */
-static long double ulp_measure(const ulp_format *f, dlx_ew_op op, reference_fn ref,
-                               const long double *xs, int64_t n, long double *worst_x) {
+static long double ulp_measure(const ulp_format *f, dlx_ew_op op, ulp_reference ref,
+                               const ulp_inputs *in, long double *worst_x) {
+  int64_t n = in->n;
   size_t size = f->dtype == DLX_FLOAT32 ? 4 : 8;
   unsigned char *x = svm(n * size), *y = svm(n * size);
   dlx_ze_ew_args *a = svm(sizeof *a);
-  long double worst = 0;
+  long double worst, worst_y;
   host_access(x, n * size, 1);
   host_access(a, sizeof *a, 1);
-  for (int64_t i = 0; i < n; i++) {
-    if (size == 4)
-      ((float *)(void *)x)[i] = (float)xs[i];
-    else
-      ((double *)(void *)x)[i] = (double)xs[i];
-  }
+  ulp_store(f, in, x);
   memset(a, 0, sizeof *a);
   a->n = a->shape[0] = n;
   a->ndim = 1;
@@ -909,16 +800,7 @@ static long double ulp_measure(const ulp_format *f, dlx_ew_op op, reference_fn r
   host_access(a, sizeof *a, 0);
   CHECK(run(DLX_ZE_KERNEL_ELEMENTWISE, 64, (void *const[]){y, x, a, a, a, a}, 6) == 0);
   host_access(y, n * size, 1);
-  *worst_x = 0;
-  for (int64_t i = 0; i < n; i++) {
-    long double xv = size == 4 ? ((float *)(void *)x)[i] : ((double *)(void *)x)[i];
-    long double yv = size == 4 ? ((float *)(void *)y)[i] : ((double *)(void *)y)[i];
-    long double e = ulp_error(f, yv, ref(xv));
-    if (e > worst || (isnan(e) && !isnan(worst))) {
-      worst = e;
-      *worst_x = xv;
-    }
-  }
+  worst = ulp_worst(f, ref, x, y, n, worst_x, &worst_y);
   host_access(y, n * size, 0);
   clSVMFree(context, x);
   clSVMFree(context, y);
@@ -927,25 +809,23 @@ static long double ulp_measure(const ulp_format *f, dlx_ew_op op, reference_fn r
 }
 
 static void test_math_ulp(void) {
-  static const ulp_format formats[2] = {{DLX_FLOAT32, 24, -126, 127, 16},
-                                        {DLX_FLOAT64, 53, -1022, 1023, 4}};
+  const ulp_format *formats[2] = {&ulp_float32, &ulp_float64};
+  const int samples[2] = {16, 4};
   for (int k = 0; k < 2; k++) {
-    const ulp_format *f = &formats[k];
-    long double *xs;
-    int64_t n = ulp_inputs(f, &xs);
-    for (size_t i = 0; i < sizeof math_functions / sizeof math_functions[0]; i++) {
-      long double wx,
-          worst = ulp_measure(f, math_functions[i].op, math_functions[i].ref, xs, n, &wx);
-      double bound = f->dtype == DLX_FLOAT32 ? 1.0 : math_functions[i].bound64;
+    const ulp_format *f = formats[k];
+    ulp_inputs in = ulp_make_inputs(f, samples[k]);
+    for (int i = 0; i < ULP_FUNCTIONS; i++) {
+      dlx_ew_op op = ulp_functions[i].op;
+      long double wx, worst = ulp_measure(f, op, ulp_functions[i].ref, &in, &wx);
+      double bound = f->dtype == DLX_FLOAT32 ? 1.0 : opencl_bound64(op);
       printf("  ulp %-7s %-8s worst %.3Lf at %La\n", dlx_dtype_info_of(f->dtype)->name,
-             dlx_ew_name(math_functions[i].op), worst, wx);
+             dlx_ew_name(op), worst, wx);
       if (!(worst <= bound))
         fprintf(stderr, "%s %s: %.3Lf ulp (bound %.1f) at x = %La\n",
-                dlx_dtype_info_of(f->dtype)->name, dlx_ew_name(math_functions[i].op), worst, bound,
-                wx);
+                dlx_dtype_info_of(f->dtype)->name, dlx_ew_name(op), worst, bound, wx);
       CHECK(worst <= bound);
     }
-    free(xs);
+    free(in.x);
   }
 }
 
