@@ -52,6 +52,26 @@ static void run_ok(lua_State *L, const char *chunk, int nargs) {
   CHECK(host_run(L, chunk, nargs, 0));
 }
 
+/* A new state with the host's memory (made in h) lent to it as *loan, and chunk run with the
+ * tensor as its argument. */
+static lua_State *lend_and_run(lent *h, dlx_borrow **loan, const char *chunk) {
+  lua_State *L = host_new_state(NULL);
+  lend_make(h);
+  *loan = NULL;
+  CHECK_EQ_INT(dlx_push_borrowed(L, &h->dl, 0, loan), DLX_OK);
+  CHECK(*loan != NULL);
+  run_ok(L, chunk, 1);
+  return L;
+}
+
+/* Ends the loan and takes the memory back; returns whether Lua still held tensors over it. */
+static int unborrow_and_free(lent *h, dlx_borrow *loan) {
+  int held = -1;
+  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
+  lend_free(h);
+  return held;
+}
+
 /* Every way to reach the memory of the tensors in the global table `kept` must raise EXPIRED;
  * what does not reach it still works. */
 static const char *const check_expired =
@@ -91,26 +111,20 @@ static const char *const check_expired =
 
 static void test_unborrow_before_collection(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  int held = -1;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  CHECK(loan != NULL);
-  run_ok(L,
-         "local t = ...\n"
-         "assert(t.shape[1] == 3 and t.shape[2] == 4 and t.dtype == 'float32')\n"
-         "assert(t:sum():item() == 66)\n"
-         "t:select(1, 2):fill_(1)\n" /* writes reach the host's memory */
-         "kept = {t, t:transpose(1, 2), t:select(1, 3), t:view{12}, t:slice(2, 2, 3)}\n"
-         "copy = t:clone()\n"
-         "wide = t:astype('float64')\n"
-         "total = t:sum()\n",
-         1);
+  dlx_borrow *loan;
+  lua_State *L =
+      lend_and_run(&h, &loan,
+                   "local t = ...\n"
+                   "assert(t.shape[1] == 3 and t.shape[2] == 4 and t.dtype == 'float32')\n"
+                   "assert(t:sum():item() == 66)\n"
+                   "t:select(1, 2):fill_(1)\n" /* writes reach the host's memory */
+                   "kept = {t, t:transpose(1, 2), t:select(1, 3), t:view{12}, "
+                   "t:slice(2, 2, 3)}\n"
+                   "copy = t:clone()\n"
+                   "wide = t:astype('float64')\n"
+                   "total = t:sum()\n");
   CHECK(h.data[4] == 1.0f && h.data[7] == 1.0f);
-  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
-  CHECK_EQ_INT(held, 1); /* the script kept them */
-  lend_free(&h);
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 1); /* the script kept them */
   if (host_run(L, check_expired, 0, 1)) {
     CHECK_EQ_INT(lua_tointeger(L, -1), 3 * 13 + 2 * 11); /* three 2-d tensors, two 1-d */
     lua_pop(L, 1);
@@ -129,72 +143,45 @@ static void test_unborrow_before_collection(void) {
 
 static void test_unborrow_after_collection(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  int held = -1;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  run_ok(L, "local t = ...; local v = t:view{2, 6}; assert(v:sum():item() == 66)", 1);
+  dlx_borrow *loan;
+  lua_State *L = lend_and_run(
+      &h, &loan, "local t = ...; local v = t:view{2, 6}; assert(v:sum():item() == 66)");
   lua_gc(L, LUA_GCCOLLECT);
-  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
-  CHECK_EQ_INT(held, 0); /* everything over the memory was collected */
-  lend_free(&h);
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 0); /* everything over the memory was collected */
   lua_close(L);
 }
 
 static void test_unborrow_after_close(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  int held = -1;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  run_ok(L, "t = ...; t:close()", 1);
-  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
-  CHECK_EQ_INT(held, 0);
-  lend_free(&h);
+  dlx_borrow *loan;
+  lua_State *L = lend_and_run(&h, &loan, "t = ...; t:close()");
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 0);
   run_ok(L, "local ok, err = pcall(t.sum, t); assert(not ok and err:find('closed'))", 0);
   lua_close(L);
 }
 
 static void test_close_after_unborrow(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  int held = -1;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  run_ok(L, "t = ...; v = t:transpose(1, 2)", 1);
-  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
-  CHECK_EQ_INT(held, 1);
-  lend_free(&h);
+  dlx_borrow *loan;
+  lua_State *L = lend_and_run(&h, &loan, "t = ...; v = t:transpose(1, 2)");
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 1);
   run_ok(L, "t:close(); v:close(); t:close()", 0); /* closing expired tensors is fine */
   lua_close(L);
 }
 
 static void test_unborrow_after_lua_close(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  int held = -1;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  run_ok(L, "kept = {...}; kept[2] = kept[1]:view{4, 3}", 1);
+  dlx_borrow *loan;
+  lua_State *L = lend_and_run(&h, &loan, "kept = {...}; kept[2] = kept[1]:view{4, 3}");
   lua_close(L); /* the loan outlives the state */
-  CHECK_EQ_INT(dlx_unborrow(loan, &held), DLX_OK);
-  CHECK_EQ_INT(held, 0);
-  lend_free(&h);
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 0);
 }
 
 static void test_lua_close_after_unborrow(void) {
   lent h;
-  dlx_borrow *loan = NULL;
-  lua_State *L = host_new_state(NULL);
-  lend_make(&h);
-  CHECK_EQ_INT(dlx_push_borrowed(L, &h.dl, 0, &loan), DLX_OK);
-  run_ok(L, "kept = {...}; kept[2] = kept[1]:flip(1)", 1);
-  CHECK_EQ_INT(dlx_unborrow(loan, NULL), DLX_OK);
-  lend_free(&h);
+  dlx_borrow *loan;
+  lua_State *L = lend_and_run(&h, &loan, "kept = {...}; kept[2] = kept[1]:flip(1)");
+  CHECK_EQ_INT(unborrow_and_free(&h, loan), 1);
   lua_close(L); /* the buffer frees the loan; LSan checks that nothing is left */
 }
 
