@@ -4,6 +4,7 @@
 #ifndef DLX_CUDA_KERNELS_H
 #define DLX_CUDA_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus

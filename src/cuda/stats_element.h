@@ -21,7 +21,7 @@
 
 /* The element at p (of a computable real dtype) as float64, as the CPU converts it. */
 DLX_SHARED double dlx_cuda_stat_load(int dtype, const char *p) {
-  double v;
+  double v = 0; /* (every computable dtype writes it) */
   dlx_cuda_cast_element(DLX_CUDA_FLOAT64, (char *)&v, dtype, p);
   return v;
 }
@@ -35,7 +35,7 @@ DLX_SHARED void dlx_cuda_stat_store(int kind, double param, int dtype, char *p, 
 
 /* The element at p as the integer scans' accumulator: its value modulo 2^64. */
 DLX_SHARED uint64_t dlx_cuda_scan_load_u(int dtype, const char *p) {
-  uint64_t v;
+  uint64_t v = 0;
   dlx_cuda_cast_element(DLX_CUDA_UINT64, (char *)&v, dtype, p);
   return v;
 }
@@ -57,7 +57,7 @@ DLX_SHARED int dlx_cuda_scan_is_float(int src_dtype) {
 
 /* The element at p in the compute dtype, held in a double (exactly). */
 DLX_SHARED double dlx_cuda_softmax_load(int f64, int dtype, const char *p) {
-  float x;
+  float x = 0;
   if (f64) return dlx_cuda_stat_load(dtype, p);
   dlx_cuda_cast_element(DLX_CUDA_FLOAT32, (char *)&x, dtype, p);
   return (double)x;

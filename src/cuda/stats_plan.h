@@ -43,6 +43,7 @@ static inline dlx_cuda_stat_plan dlx_cuda_plan_stat(int64_t outer, int64_t exten
     plan.mode = DLX_CUDA_STAT_COLUMNS;
   }
   plan.part_len = dlx_cuda_ceil_div(extent, plan.parts);
+  if (plan.part_len > 0) plan.parts = dlx_cuda_ceil_div(extent, plan.part_len); /* none empty */
   return plan;
 }
 
