@@ -5,7 +5,8 @@
 #   libdlx.so.0, liblua5.4.so.0, dlx_lua.py   dlx for Python through ctypes (interop, benchmark)
 #   testprod.so           the specs' DLPack test producer
 #   lua/                  the spec runner, luassert and say (pure Lua, from Debian's lua-busted deps)
-#   spec/                 spec/helper.lua, spec/cuda_*_spec.lua and the peer-bug specs
+#   spec/                 spec/helper.lua, the shared device cases (spec/*_device.lua),
+#                         spec/cuda_*_spec.lua and the peer-bug specs
 #                         (docs/peer-bugs.md; dlpack_devices_copy has a #gpu part)
 #   bench/cuda/ tests/interop_cuda/   the benchmark and the PyTorch/CuPy interop test
 # BUILD_DIR must be a build with the CUDA backend (DLX_CUDA=ON or AUTO with the toolkit).
@@ -29,7 +30,8 @@ cp -L "$liblua" "$out/liblua5.4.so.0"
 cp "$src/tools/dlx_lua.py" "$out/"
 cp "$src/tools/dlx-runner/dlx_spec_runner.lua" "$out/lua/"
 cp -rL "$lua_share/luassert" "$lua_share/say" "$out/lua/"
-cp "$src/spec/helper.lua" "$src"/spec/cuda_*_spec.lua "$src"/spec/dlpack_devices_copy_spec.lua \
+cp "$src/spec/helper.lua" "$src"/spec/*_device.lua "$src"/spec/cuda_*_spec.lua \
+  "$src"/spec/dlpack_devices_copy_spec.lua \
   "$src"/spec/dlpack_readonly_lifetime_spec.lua "$src"/spec/dlpack_strides_offsets_spec.lua \
   "$out/spec/"
 cp -r "$src/bench/cuda" "$out/bench/"

@@ -108,6 +108,20 @@ def main():
                       sq_bytes)
         row(f"sum over dim {dim} 8192^2", ours, f"torch.sum(dim={dim - 1})", theirs, 1.0)
 
+    # var over the rows of 8192^2 (read once) and softmax over the rows of 4096^2 (read and
+    # written once) vs torch
+    ours = gbps(dlx_time("", "x:var(2)"), sq_bytes)
+    theirs = gbps(best_seconds(lambda r: [torch.var(xt, 1) for _ in range(r)], reps), sq_bytes)
+    row("var over dim 2 8192^2", ours, "torch.var(dim=1)", theirs, 1.0)
+    lua.run("x, y = nil, nil; collectgarbage(); dlx.cuda.empty_cache()")
+    side = 4096
+    lua.run(f"m = dlx.ones({{{side}, {side}}}, {cuda})")
+    mt = torch.ones(side, side, device="cuda")
+    moved = 2 * side * side * 4
+    ours = gbps(dlx_time("", "dlx.softmax(m, 2)"), moved)
+    theirs = gbps(best_seconds(lambda r: [torch.softmax(mt, 1) for _ in range(r)], reps), moved)
+    row("softmax rows 4096^2 f32", ours, "torch.softmax(dim=1)", theirs, 1.0)
+
     print(f"dlx CUDA benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__} "
           f"(CUDA {torch.version.cuda}); host {platform.node()}; {mib} MiB buffers, {reps} reps")

@@ -42,8 +42,14 @@ void dlx_cuda_pool_free(int32_t device_id, void *ptr);
 /* The stream operations of dlx_cuda_backend (streams.c). */
 extern const dlx_stream_ops dlx_cuda_stream_ops;
 
-/* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c, reduce.c and
- * elementwise.c. */
+/* A reduction of src over the dims in the bitmask as [outer, extent, inner] (sizes[0..2]) over
+ * contiguous memory: src itself when its layout allows it, else a contiguous copy with the
+ * reduced dims last (*is_packed set, *packed holds it: the caller closes it). reduce.c. */
+int dlx_cuda_three_dims(const dlx_tensor *src, uint64_t dims, dlx_tensor *packed, bool *is_packed,
+                        int64_t sizes[3], dlx_error *err);
+
+/* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c, reduce.c,
+ * elementwise.c and stats.c. */
 size_t dlx_cuda_memory_allocated(int32_t device_id);
 size_t dlx_cuda_memory_cached(int32_t device_id);
 int dlx_cuda_empty_cache(dlx_error *err);
@@ -55,6 +61,10 @@ int dlx_cuda_reduce_tensor(dlx_reduce_op op, const dlx_tensor *src, uint64_t dim
                            const dlx_tensor *dst, dlx_error *err);
 int dlx_cuda_elementwise_tensor(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                                 dlx_dtype compute, dlx_error *err);
+int dlx_cuda_reduce_stat_tensor(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                                const dlx_tensor *dst, dlx_error *err);
+int dlx_cuda_along_dim_tensor(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
+                              const dlx_tensor *dst, dlx_error *err);
 int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
                              bool to_device, dlx_error *err);
 int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,

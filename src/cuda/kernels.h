@@ -4,6 +4,7 @@
 #ifndef DLX_CUDA_KERNELS_H
 #define DLX_CUDA_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -96,6 +97,44 @@ typedef struct dlx_cuda_ew_params {
 /* Contiguous operands of the kernel dtype (and dst of kout) take vectorised kernels, any other
  * request one strided kernel that casts on load and store. */
 int dlx_cuda_elementwise(const dlx_cuda_ew_params *p, void *stream);
+
+/* var, std, logsumexp and norm (kind: a DLX_STAT_K_* of src/common/stats_ops.h; param: the
+ * correction of var and std) of src, C-contiguous [outer, extent, inner], over the extent, into
+ * dst: outer x inner results, C order, of dst_dtype. The work is split as stats_plan.h chose:
+ * - WARP_ROWS (inner 1, short rows): a warp per row;
+ * - BLOCK_ROWS (inner 1): a block per piece of part_len elements of a row, `parts` pieces a row;
+ * - COLUMNS: a thread per column, the extent cut into `parts` pieces of part_len rows;
+ * with parts > 1, the pieces' partials meet in a second kernel, always in the same order. */
+#define DLX_CUDA_STAT_THREADS 256
+enum { DLX_CUDA_STAT_WARP_ROWS, DLX_CUDA_STAT_BLOCK_ROWS, DLX_CUDA_STAT_COLUMNS };
+typedef struct dlx_cuda_stat_request {
+  int kind;
+  double param;
+  const void *src;
+  int src_dtype;
+  void *dst;
+  int dst_dtype;
+  int64_t outer, extent, inner;
+  int mode;
+  int64_t parts, part_len;
+} dlx_cuda_stat_request;
+int dlx_cuda_reduce_stat(const dlx_cuda_stat_request *r, void *stream);
+
+/* An op along a dim (op: a dlx_dim_op value) of src, C-contiguous [outer, len, inner] (len >= 1),
+ * into dst (C-contiguous, same shape, dst_dtype): each line (o, k) on its own. THREAD: a thread
+ * per line, in order (the lines of a row side by side, so reads are coalesced when inner > 1);
+ * BLOCK (inner 1 only): a block per line, with CUB's block scan and reductions. */
+enum { DLX_CUDA_LINE_THREAD, DLX_CUDA_LINE_BLOCK, DLX_CUDA_LINE_TRANSPOSE };
+typedef struct dlx_cuda_line_request {
+  int op;
+  const void *src;
+  int src_dtype;
+  void *dst;
+  int dst_dtype;
+  int64_t outer, len, inner;
+  int mode;
+} dlx_cuda_line_request;
+int dlx_cuda_along_dim(const dlx_cuda_line_request *r, void *stream);
 
 /* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
  * allocator of the current device, for the given stream (allocator.c). */

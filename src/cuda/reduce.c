@@ -95,19 +95,29 @@ static int reduce_on_host(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims
   return rc;
 }
 
+int dlx_cuda_three_dims(const dlx_tensor *src, uint64_t dims, dlx_tensor *packed, bool *is_packed,
+                        int64_t sizes[3], dlx_error *err) {
+  int rc;
+  *is_packed = false;
+  if (as_three_dims(src, dims, &sizes[0], &sizes[1], &sizes[2])) return 0;
+  rc = reduced_dims_last(src, dims, packed, err);
+  if (rc != 0) return rc;
+  *is_packed = true;
+  as_three_dims(packed, dims_after_packing(src->ndim, dims), &sizes[0], &sizes[1], &sizes[2]);
+  return 0;
+}
+
 int dlx_cuda_reduce_tensor(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                            const dlx_tensor *dst, dlx_error *err) {
-  int64_t outer, extent, inner;
+  int64_t sizes[3];
   dlx_tensor packed;
+  bool is_packed;
   int rc;
   if (dlx_dtype_kind(src->dtype) == DLX_KIND_COMPLEX)
     return reduce_on_host(op, src, dims, dst, err);
-  if (as_three_dims(src, dims, &outer, &extent, &inner))
-    return launch(op, src, outer, extent, inner, dst, err);
-  rc = reduced_dims_last(src, dims, &packed, err);
+  rc = dlx_cuda_three_dims(src, dims, &packed, &is_packed, sizes, err);
   if (rc != 0) return rc;
-  as_three_dims(&packed, dims_after_packing(src->ndim, dims), &outer, &extent, &inner);
-  rc = launch(op, &packed, outer, extent, inner, dst, err);
-  dlx_tensor_close(&packed);
+  rc = launch(op, is_packed ? &packed : src, sizes[0], sizes[1], sizes[2], dst, err);
+  if (is_packed) dlx_tensor_close(&packed);
   return rc;
 }
