@@ -20,7 +20,7 @@ int dlx_npy_preamble(const void *bytes, size_t size, dlx_npy_header *out, dlx_er
   const unsigned char *p = bytes;
   uint32_t hlen;
   size_t fixed;
-  if (size < 8 && memcmp(p, magic, size) == 0)
+  if (size < 8 && memcmp(p, magic, size < sizeof magic ? size : sizeof magic) == 0)
     return dlx_fail(err, DLX_VALUE_ERROR,
                     "truncated .npy file: %zu bytes, fewer than its magic and version take", size);
   if (size < 8 || memcmp(p, magic, sizeof magic) != 0)

@@ -148,6 +148,11 @@ static void test_broken_preambles(void) {
   CHECK_EQ_INT(dlx_npy_preamble("\x93NUM", 4, &h, &err), DLX_VALUE_ERROR);
   CHECK(strstr(err.message, "truncated") != NULL);
   CHECK_EQ_INT(dlx_npy_preamble("", 0, &h, &err), DLX_VALUE_ERROR);
+  /* 6 to 7 bytes: the magic is compared over its own 6 bytes, no further (the fuzzer's find) */
+  CHECK_EQ_INT(dlx_npy_preamble("\x93NUMPY\x01", 7, &h, &err), DLX_VALUE_ERROR);
+  CHECK(strstr(err.message, "truncated") != NULL);
+  CHECK_EQ_INT(dlx_npy_preamble("\x93N'desc", 7, &h, &err), DLX_VALUE_ERROR);
+  CHECK(strstr(err.message, "magic") != NULL);
 }
 
 static void test_broken_dicts(void) {
