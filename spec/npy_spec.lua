@@ -349,6 +349,22 @@ describe("dlx.load_npy with mmap = true", function()
     assert.is_false(mapped(path))
   end)
 
+  it("stays readable when the file is saved over: save_npy replaces it by renaming", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. h.shquote(dir)))
+    finally(function() os.execute("rm -rf " .. h.shquote(dir)) end)
+    local path = dir .. "/a.npy"
+    dlx.save_npy(path, dlx.arange(1000, { dtype = "int32" }))
+    local m = dlx.load_npy(path, { mmap = true })
+    dlx.save_npy(path, m:narrow(1, 1, 2)) -- a shorter file at the same path
+    assert.equal(499500, m:sum():item()) -- the mapping still holds the old file
+    h.exact({ 0, 1 }, dlx.load_npy(path):totable())
+    local p = assert(io.popen("ls -A " .. h.shquote(dir)))
+    assert.equal("a.npy\n", p:read("a")) -- no temporary file left beside it
+    p:close()
+  end)
+
   it("refuses big-endian data, which a mapping cannot swap", function()
     local path = tmpname()
     write_file(path, npy_file(dict(">i4", "(1,)"), string.pack(">i4", 1)))

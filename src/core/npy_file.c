@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -243,8 +244,28 @@ int dlx_npy_host_bytes(const dlx_tensor *t, dlx_tensor *copy, const void **data,
   return 0;
 }
 
+/* A new file beside path (path.dlx-<pid>-<n>), created as open(O_CREAT, 0666) creates one: its
+ * mode follows the umask. -1 with errno set when none can be made. */
+static int create_beside(const char *path, char *tmp, size_t cap) {
+  static atomic_uint counter;
+  for (int tries = 0; tries < 100; tries++) {
+    int fd;
+    if ((size_t)snprintf(tmp, cap, "%s.dlx-%ld-%u", path, (long)getpid(),
+                         atomic_fetch_add(&counter, 1)) >= cap) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+/* The header, then the data, into a new file that is then renamed over path: a mapping or a
+ * reader of the old file keeps the old contents (truncating a mapped file in place would make
+ * the next access to the mapping fault), and a failed save leaves the old file as it was. */
 int dlx_npy_save(const char *path, const dlx_tensor *t, dlx_error *err) {
-  char header[256 + DLX_MAX_NDIM * 24];
+  char header[256 + DLX_MAX_NDIM * 24], tmp[4096];
   size_t header_len, nbytes;
   const void *data;
   dlx_tensor copy;
@@ -252,14 +273,16 @@ int dlx_npy_save(const char *path, const dlx_tensor *t, dlx_error *err) {
   if (rc != 0) return rc;
   rc = dlx_npy_host_bytes(t, &copy, &data, &nbytes, err);
   if (rc != 0) return rc;
-  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  fd = create_beside(path, tmp, sizeof tmp);
   if (fd < 0) {
     dlx_tensor_close(&copy);
-    return os_error(err, "cannot open", path);
+    return os_error(err, "cannot create a file beside", path);
   }
   rc = write_all(fd, header, header_len, path, err);
   if (rc == 0) rc = write_all(fd, data, nbytes, path, err);
   dlx_tensor_close(&copy);
   if (close(fd) != 0 && rc == 0) rc = os_error(err, "cannot write", path);
+  if (rc == 0 && rename(tmp, path) != 0) rc = os_error(err, "cannot replace", path);
+  if (rc != 0) unlink(tmp);
   return rc;
 }
