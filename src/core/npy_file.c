@@ -231,6 +231,11 @@ int dlx_npy_host_bytes(const dlx_tensor *t, dlx_tensor *copy, const void **data,
   int rc = dlx_buffer_check(t->buffer, err);
   memset(copy, 0, sizeof *copy);
   if (rc != 0) return rc;
+  if (dlx_tensor_numel(t) == 0) { /* (its data may be NULL: no pointer arithmetic on it) */
+    *data = "";
+    *nbytes = 0;
+    return 0;
+  }
   if (t->buffer->device.device_type == kDLCPU && itemsize > 0 && dlx_tensor_is_contiguous(t)) {
     *data = (const char *)t->buffer->data + t->offset * itemsize;
     *nbytes = (size_t)dlx_tensor_nbytes(t);
