@@ -7,7 +7,8 @@
 #   2. valgrind memcheck of the C tests of the Release build that scripts/test made (build/).
 #   3. The property specs against NumPy (python3-numpy), with more cases.
 #   4. The libFuzzer import fuzzer (build-fuzz): the committed corpus, then FUZZ_SECONDS (90)
-#      of new inputs; the executions that ran clean are printed.
+#      of new inputs; the executions that ran clean are printed. Then the .npy fuzzer the same
+#      way, for NPY_FUZZ_SECONDS (30).
 # Run it alone (as root on Debian 12, after scripts/test):
 #   CI=true .ci/hostile.sh
 set -euo pipefail
@@ -16,6 +17,7 @@ source scripts/common.sh # dlx_install_missing, dlx_build (CMakePresets.json)
 
 section() { printf '\n==== %s ====\n' "$*"; }
 fuzz_seconds=${FUZZ_SECONDS:-90}
+npy_fuzz_seconds=${NPY_FUZZ_SECONDS:-30}
 build=${DLX_BUILD_DIR:-build} # the Release build of scripts/test
 # The instrumented builds (the presets tsan and fuzz) are CPU-only: they compile the core, the
 # CPU backend and the binding again, and only their own targets.
@@ -71,6 +73,23 @@ grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|#[0-9]+ +DO
 if [ "$status" -ne 0 ]; then
   tail -n 80 build-fuzz/fuzz.log
   echo "the fuzzer found a failing input (build-fuzz/crash-* or timeout-*)" >&2
+  exit 1
+fi
+
+section "hostile: libFuzzer .npy fuzzer (clang, build-fuzz), ${npy_fuzz_seconds} s"
+mkdir -p build-fuzz/npy_corpus
+set +e
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  build-fuzz/fuzz_npy -max_total_time="$npy_fuzz_seconds" -timeout=10 -print_final_stats=1 \
+  -artifact_prefix=build-fuzz/npy- build-fuzz/npy_corpus tests/fuzz/npy_corpus \
+  >build-fuzz/fuzz_npy.log 2>&1
+status=$?
+set -e
+grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|#[0-9]+ +DONE)' \
+  build-fuzz/fuzz_npy.log || true
+if [ "$status" -ne 0 ]; then
+  tail -n 80 build-fuzz/fuzz_npy.log
+  echo "the .npy fuzzer found a failing input (build-fuzz/npy-crash-* or npy-timeout-*)" >&2
   exit 1
 fi
 

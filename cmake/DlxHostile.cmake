@@ -1,7 +1,8 @@
 # Hostile-input builds, each off by default and independent of DLX_SANITIZE: they compile the
 # library's sources again with their own instrumentation (.ci/hostile.sh turns them on).
 #   DLX_FUZZ  the libFuzzer import fuzzer tests/fuzz/fuzz_import.c (clang): -fsanitize=fuzzer,
-#             address,undefined; ctest "fuzz.corpus" replays the committed seed corpus.
+#             address,undefined; ctest "fuzz.corpus" replays the committed seed corpus. And the
+#             .npy fuzzer tests/fuzz/fuzz_npy.c, whose seeds ctest "fuzz.npy_corpus" replays.
 #   DLX_TSAN  the threaded C tests (tests/c/test_threads*.c, test_cpu_cache.c) and the soak test
 #             (tests/soak) built with ThreadSanitizer, as ctest "tsan.<name>" and "tsan.soak".
 # The plain C tests of tests/c (test_alloc_fail, test_lifetime, test_threads) are part of the
@@ -33,7 +34,12 @@ if(DLX_FUZZ)
   dlx_instrumented_executable(fuzz_import "-fsanitize=fuzzer,address,undefined;-fno-sanitize-recover=all"
                               ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_import.c)
   # Every seed of the committed corpus once: a quick regression run inside ctest.
-  add_custom_target(fuzz_tests DEPENDS fuzz_import) # what the fuzz preset builds
+  dlx_instrumented_executable(fuzz_npy "-fsanitize=fuzzer,address,undefined;-fno-sanitize-recover=all"
+                              ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_npy.c)
+  add_custom_target(fuzz_tests DEPENDS fuzz_import fuzz_npy) # what the fuzz preset builds
+  add_test(NAME fuzz.npy_corpus COMMAND fuzz_npy -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/npy_corpus)
+  set_tests_properties(fuzz.npy_corpus PROPERTIES ENVIRONMENT
+                       "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
   add_test(NAME fuzz.corpus COMMAND fuzz_import -runs=0 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
   set_tests_properties(fuzz.corpus PROPERTIES ENVIRONMENT
                        "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")

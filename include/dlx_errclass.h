@@ -15,8 +15,9 @@ typedef enum dlx_errclass {
   DLX_BUFFER_ERROR, /* BufferError: the data cannot be described or exchanged through DLPack */
   DLX_DEVICE_ERROR, /* DeviceError: a device that is absent, or a backend failure */
   DLX_MEMORY_ERROR, /* MemoryError: an allocation failed (dlx's, or Lua's own) */
-  DLX_LUA_ERROR     /* an error without a dlx class: one that Lua code raised with error(), or an
+  DLX_LUA_ERROR,    /* an error without a dlx class: one that Lua code raised with error(), or an
                        error value that is not a string. The core never returns it. */
+  DLX_OS_ERROR      /* OSError: the operating system refused a file operation (open, read, write) */
 } dlx_errclass;
 
 #endif

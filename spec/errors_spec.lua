@@ -98,6 +98,10 @@ local cases = {
 
   -- MemoryError: an allocation that failed
   { "MemoryError", "4 PiB", function() dlx.empty({ 1 << 52 }, { dtype = "uint8" }) end },
+
+  -- OSError: a file operation the OS refused
+  { "OSError", "a file that is not there",
+    function() dlx.load_npy("/nonexistent-dir-of-dlx/a.npy") end },
 }
 
 describe("error classes", function()

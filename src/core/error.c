@@ -31,6 +31,8 @@ const char *dlx_errclass_name(dlx_errclass code) {
     return "MemoryError";
   case DLX_LUA_ERROR:
     return "LuaError";
+  case DLX_OS_ERROR:
+    return "OSError";
   }
   return "Error";
 }

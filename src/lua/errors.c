@@ -88,8 +88,11 @@ const char *dlxl_typename(lua_State *L, int idx) {
 
 /* The class whose name starts s, followed by ": "; DLX_OK when none does. */
 static dlx_errclass class_at(const char *s) {
-  for (int code = DLX_TYPE_ERROR; code <= DLX_MEMORY_ERROR; code++) {
-    const char *name = dlx_errclass_name((dlx_errclass)code);
+  static const dlx_errclass classes[] = {DLX_TYPE_ERROR,   DLX_VALUE_ERROR,  DLX_BUFFER_ERROR,
+                                         DLX_DEVICE_ERROR, DLX_MEMORY_ERROR, DLX_OS_ERROR};
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    dlx_errclass code = classes[i];
+    const char *name = dlx_errclass_name(code);
     size_t len = strlen(name);
     if (strncmp(s, name, len) == 0 && s[len] == ':' && s[len + 1] == ' ') return (dlx_errclass)code;
   }

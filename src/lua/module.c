@@ -116,6 +116,8 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   luaL_setfuncs(L, dlxl_public_funcs, 1);
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_reduce_funcs, 1);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_npy_funcs, 1);
   dlxl_set_elementwise_funcs(L, state);
   lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);

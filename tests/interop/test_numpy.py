@@ -614,3 +614,65 @@ def test_reductions_stats_property_against_numpy(lua):
         rtol = 1e-5 if dtype == "float32" else 1e-12
         np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-4 if dtype == "float32" else 1e-10,
                                    err_msg=where)
+
+
+# ---- .npy files: NumPy writes, dlx reads; dlx writes, NumPy reads ----------------------------
+
+# Loads the file (a copy, and a mapping where the bytes need no swapping) and compares the
+# tensor's C-order bytes with the .bin file beside it, which NumPy wrote from the same array.
+LOAD_AND_COMPARE = """
+local npy, bin, mapped = ...
+local f = assert(io.open(bin, "rb"))
+local want = f:read("a")
+f:close()
+local t = dlx.load_npy(npy)
+local m = mapped and dlx.load_npy(npy, {mmap = true}) or nil
+return t.dtype, t.shape, t:tobytes() == want, m == nil or (m:tobytes() == want and m.readonly)
+"""
+
+
+def c_order_native_bytes(a):
+    return np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="))).tobytes()
+
+
+@pytest.mark.parametrize("fortran", [False, True])
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_npy_files_numpy_writes_dlx_loads(lua, tmp_path, dtype, order, fortran):
+    a = (np.arange(24) - 5).astype(np.dtype(dtype).newbyteorder(order)).reshape(2, 3, 4)
+    if fortran:
+        a = np.asfortranarray(a)
+    swapped = order == ">" and a.dtype.itemsize > 1
+    for version in [(1, 0), (2, 0), (3, 0)]:
+        npy, bin_ = tmp_path / "a.npy", tmp_path / "a.bin"
+        with open(npy, "wb") as f:
+            np.lib.format.write_array(f, a, version=version)
+        bin_.write_bytes(c_order_native_bytes(a))
+        got_dtype, shape, same, mapped_same = lua.eval(LOAD_AND_COMPARE, str(npy), str(bin_),
+                                                       not swapped)
+        assert got_dtype == dtype and tuple(shape) == (2, 3, 4)
+        assert same and mapped_same, (dtype, order, fortran, version)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_npy_files_dlx_writes_numpy_loads(lua, tmp_path, dtype):
+    for shape, layout in [("{2, 3, 4}", "b"), ("{2, 3, 4}", "b:transpose(1, 3)"), ("{}", "b"),
+                          ("{0, 3}", "b")]:
+        path = tmp_path / "b.npy"
+        raw = tmp_path / "b.bin"
+        lua.eval("""local path, raw = ...
+                    local n = 1
+                    for _, s in ipairs(%s) do n = n * s end
+                    local v = dlx.arange(n):astype(%r):view(%s)
+                    v = %s
+                    dlx.save_npy(path, v)
+                    local f = assert(io.open(raw, "wb"))
+                    f:write(v:tobytes())
+                    f:close()""" % (shape, dtype, shape, layout.replace("b", "v", 1)),
+                 str(path), str(raw))
+        a = np.load(path)
+        assert a.dtype == np.dtype(dtype)
+        assert a.tobytes() == raw.read_bytes()
+        assert a.flags.c_contiguous
+        b = np.load(path, mmap_mode="r")  # NumPy maps what dlx wrote, too
+        assert np.array_equal(a, b)

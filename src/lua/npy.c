@@ -1,0 +1,147 @@
+/* npy.c -- bytes and files: t:tobytes(), dlx.frombuffer(s, dtype[, shape]), dlx.save_npy(path, t)
+ * and dlx.load_npy(path[, {mmap =, writable =}]) over the core's .npy functions (core/npy.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/npy.h"
+#include "lua/binding.h"
+
+/* "{2, 3}" for messages. */
+static const char *format_shape(char *buf, size_t cap, const int64_t *shape, int32_t ndim) {
+  size_t used = (size_t)snprintf(buf, cap, "{");
+  for (int32_t d = 0; d < ndim && used < cap; d++)
+    used += (size_t)snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", (long long)shape[d]);
+  if (used < cap) snprintf(buf + used, cap - used, "}");
+  return buf;
+}
+
+static const char *checkpath(lua_State *L, int idx, const char *fname) {
+  if (lua_type(L, idx) != LUA_TSTRING)
+    dlxl_error(L, DLX_TYPE_ERROR, "%s: path must be a string, not %s", fname,
+               dlxl_typename(L, idx));
+  return lua_tostring(L, idx);
+}
+
+/* t:tobytes() -> the elements' bytes in C order (a device tensor is copied to the host first, as
+ * totable does). */
+static int tensor_tobytes(lua_State *L) {
+  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor *copy = dlxl_newtensor(L); /* a userdata: collected should pushlstring raise */
+  const void *data;
+  size_t nbytes;
+  dlx_error err;
+  bool retried = false;
+  int rc;
+  do rc = dlx_npy_host_bytes(t, copy, &data, &nbytes, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
+  lua_pushlstring(L, nbytes > 0 ? data : "", nbytes);
+  dlx_tensor_close(copy);
+  return 1;
+}
+
+/* The shape of frombuffer without one: all of the string's bytes as a 1-D tensor. */
+static int32_t whole_string(lua_State *L, size_t len, dlx_dtype dtype, int64_t *shape) {
+  int bits = dlx_dtype_bits(dtype);
+  if ((uint64_t)len * 8 % (uint64_t)bits != 0)
+    dlxl_error(L, DLX_VALUE_ERROR,
+               "frombuffer: %zu bytes are not a whole number of %s items (%d bits each); give "
+               "a shape",
+               len, dlx_dtype_info_of(dtype)->name, bits);
+  shape[0] = (int64_t)((uint64_t)len * 8 / (uint64_t)bits);
+  return 1;
+}
+
+/* dlx.frombuffer(s, dtype[, shape]) -> a new CPU tensor holding a copy of the string's bytes. */
+static int api_frombuffer(lua_State *L) {
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim;
+  size_t len;
+  const char *s;
+  dlx_dtype dtype;
+  dlx_tensor *out;
+  dlx_error err;
+  bool retried = false;
+  int rc;
+  if (lua_type(L, 1) != LUA_TSTRING)
+    return dlxl_error(L, DLX_TYPE_ERROR, "frombuffer: expected a string, got %s",
+                      dlxl_typename(L, 1));
+  s = lua_tolstring(L, 1, &len);
+  dtype = dlxl_checkdtype(L, 2, -1);
+  ndim = lua_isnoneornil(L, 3) ? whole_string(L, len, dtype, shape)
+                               : dlxl_checkshape(L, 3, shape, false);
+  out = dlxl_newtensor(L);
+  do rc = dlx_tensor_empty(out, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, &err);
+  while (dlxl_reclaim(L, rc, &retried, NULL));
+  dlxl_check(L, rc, &err);
+  if ((uint64_t)dlx_tensor_nbytes(out) != len) {
+    char text[64 + DLX_MAX_NDIM * 22];
+    long long need = (long long)dlx_tensor_nbytes(out);
+    dlx_tensor_close(out);
+    return dlxl_error(
+        L, DLX_VALUE_ERROR, "frombuffer: %zu bytes do not match shape %s of %s (%lld bytes)", len,
+        format_shape(text, sizeof text, shape, ndim), dlx_dtype_info_of(dtype)->name, need);
+  }
+  if (len > 0) memcpy(out->buffer->data, s, len);
+  dlxl_gcdebt(L, (int64_t)len);
+  return 1;
+}
+
+/* dlx.save_npy(path, t): t in C order, whatever its layout and device. */
+static int api_save_npy(lua_State *L) {
+  const char *path = checkpath(L, 1, "save_npy");
+  const dlx_tensor *t = dlxl_checktensor(L, 2);
+  dlx_error err;
+  bool retried = false;
+  int rc;
+  do rc = dlx_npy_save(path, t, &err);
+  while (dlxl_reclaim(L, rc, &retried, t));
+  dlxl_check(L, rc, &err);
+  return 0;
+}
+
+/* dlx.load_npy(path[, {mmap = false, writable = false}]) -> a CPU tensor. */
+static int api_load_npy(lua_State *L) {
+  static const char *const known[] = {"mmap", "writable", NULL};
+  const char *path = checkpath(L, 1, "load_npy");
+  bool map = false, writable = false;
+  dlx_tensor *out;
+  dlx_error err;
+  bool retried = false;
+  int rc;
+  if (!lua_isnoneornil(L, 2)) {
+    int others, found = 0;
+    if (lua_type(L, 2) != LUA_TTABLE)
+      return dlxl_error(L, DLX_TYPE_ERROR,
+                        "load_npy: opts must be a table {mmap =, writable =}, not a %s",
+                        dlxl_typename(L, 2));
+    others = dlxl_pushoptions(L, 2, known, 2);
+    found = !lua_isnil(L, -2) + !lua_isnil(L, -1);
+    map = dlxl_optboolean(L, -2, "load_npy: mmap");
+    writable = dlxl_optboolean(L, -1, "load_npy: writable");
+    lua_pop(L, 2);
+    if (others != 0) dlxl_checkoptions(L, 2, "load_npy", known, found);
+    if (writable && !map)
+      return dlxl_error(L, DLX_VALUE_ERROR,
+                        "load_npy: writable = true needs mmap = true (a loaded copy is always "
+                        "writable)");
+  }
+  out = dlxl_newtensor(L);
+  do rc = dlx_npy_load(out, path, map, writable, &err);
+  while (dlxl_reclaim(L, rc, &retried, NULL));
+  dlxl_check(L, rc, &err);
+  if (!map) dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  return 1;
+}
+
+const luaL_Reg dlxl_npy_funcs[] = {
+    {"frombuffer", api_frombuffer},
+    {"save_npy", api_save_npy},
+    {"load_npy", api_load_npy},
+    {NULL, NULL},
+};
+
+const luaL_Reg dlxl_npy_methods[] = {
+    {"tobytes", tensor_tobytes},
+    {NULL, NULL},
+};
