@@ -208,6 +208,7 @@ extern const luaL_Reg dlxl_reduce_funcs[];   /* reductions.c: dlx.softmax, dlx.l
 extern const luaL_Reg dlxl_dlpack_methods[]; /* dlpack.c; capi.c has the host C API */
 extern const luaL_Reg dlxl_dlpack_funcs[];   /* dlpack.c: consumer(request) -> from_dlpack */
 extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with options tables */
+extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */
 /* copies.c: pushes a C-contiguous copy of t as dtype on device, in the kind of memory t is in when
  * the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);
