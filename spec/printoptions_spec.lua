@@ -38,6 +38,41 @@ describe("printing floats", function()
       values(dlx.tensor({ 6.097555160522461e-05, 6.103515625e-05 }, { dtype = "float16" })))
   end)
 
+  it("prints what NumPy 2's shortest repr prints, at random bit patterns", function()
+    -- float, its value, then np.format_float_positional (scientific past 1e16 and below 1e-4)
+    -- with unique=True, trim='.'
+    local cases = {
+    { "float32", 1.7959337372538735e-22, "1.7959337e-22" },
+    { "float32", -4.505641891363188e-21, "-4.505642e-21" },
+    { "float32", -1.0274568751356128e-07, "-1.0274569e-07" },
+    { "float32", -13.320725440979004, "-13.320725" },
+    { "float32", -1.6391443840877503e-15, "-1.6391444e-15" },
+    { "float32", -9.058091996553987e-35, "-9.058092e-35" },
+    { "float32", -4.628273519593127e+29, "-4.6282735e+29" },
+    { "float32", 0.7154249548912048, "0.71542495" },
+    { "float32", 3708.918212890625, "3708.9182" },
+    { "float32", -0.010839838534593582, "-0.010839839" },
+    { "float32", 15.656498908996582, "15.656499" },
+    { "float32", 4195107.0, "4195107." },
+    { "float16", -0.98974609375, "-0.9897" },
+    { "float16", 0.0008044242858886719, "0.0008044" },
+    { "float16", -0.03564453125, "-0.03564" },
+    { "float16", 14608.0, "14610." },
+    { "float16", 22.25, "22.25" },
+    { "float16", 30528.0, "30530." },
+    { "float16", -0.11187744140625, "-0.1119" },
+    { "float16", -476.25, "-476.2" },
+    { "float64", 9.823834842116573e+16, "9.823834842116573e+16" },
+    { "float64", -0.00042171638800587833, "-0.00042171638800587833" },
+    { "float64", 1009284.250240063, "1009284.250240063" },
+    { "float64", 151155852.1413419, "151155852.1413419" },
+    }
+    for _, case in ipairs(cases) do
+      local dtype, value, numpy = case[1], case[2], case[3]
+      assert.equal("[" .. numpy .. "]", values(dlx.tensor({ value }, { dtype = dtype })))
+    end
+  end)
+
   it("writes whole floats with a point, and signed zeros, NaN and infinities", function()
     assert.equal("[1., -2., 0., -0.]",
       values(dlx.tensor({ 1, -2, 0, -0.0 }, { dtype = "float32" })))
