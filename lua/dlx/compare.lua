@@ -1,9 +1,9 @@
 --- dlx.compare: dlx.equal, dlx.allclose and t:isclose, built from the elementwise ops.
 -- isclose is NumPy's formula composed of existing ops (sub, abs, mul, add, le, eq, isfinite,
--- isnan, logical ops) rather than an op of its own: it takes two tensors and three options, one
--- more operand than the engine's ops have, and composed it runs on every device and dtype the
--- elementwise ops run on, with their broadcasting and weak scalars. It costs a few temporaries,
--- which is fine for comparisons in tests.
+-- isnan, logical ops) rather than an op of its own: it takes two tensors and three options, five
+-- operands where the engine's ops take at most four, and composed it runs on every device and
+-- dtype the elementwise ops run on, with their broadcasting and weak scalars, with no kernel to
+-- add to each backend. It costs a few temporaries, which is fine for comparisons.
 local core = require "dlx.core"
 local raise = require "dlx.raise"
 
