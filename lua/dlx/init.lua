@@ -7,6 +7,7 @@ local device = require "dlx.device"
 local dlpack = require "dlx.dlpack"
 local print_module = require "dlx.print"
 local cuda = require "dlx.cuda"
+local compare = require "dlx.compare"
 
 local dlx = {
   version = core.version,
@@ -49,5 +50,14 @@ end
 -- Creation takes an options table {dtype =, device =, usm =}; the C functions read it (and the
 -- default device) themselves, since this is on the path of every new tensor.
 for name, fn in pairs(core.api) do dlx[name] = fn end
+
+-- Comparisons for specs and people (dlx.compare).
+dlx.equal = compare.equal
+dlx.allclose = compare.allclose
+core.Tensor.isclose = compare.isclose
+
+-- Printing (dlx.print).
+dlx.set_printoptions = print_module.set_printoptions
+dlx.get_printoptions = print_module.get_printoptions
 
 return dlx

@@ -182,6 +182,13 @@ typedef struct dlx_backend {
   /* Import: may correct the device a DLPack producer gave for `data` by asking the driver
    * (CUDA: managed memory labelled kDLCUDA becomes kDLCUDAManaged). NULL: trust the producer. */
   void (*refine_import)(DLDevice *device, const void *data);
+
+  /* Threads of the backend's kernels on the host (the CPU's pool): how many a kernel may use,
+   * the caller included, and setting that count for the rest of the process (n >= 1, the core
+   * checked; the backend may cap it). Results must not depend on the count. NULL: the backend
+   * has no such threads. */
+  int (*num_threads)(void);
+  void (*set_num_threads)(int n);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

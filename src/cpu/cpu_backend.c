@@ -9,6 +9,7 @@
 #include "cpu/cpu.h"
 #include "cpu/cpu_cache.h"
 #include "cpu/kernels.h"
+#include "cpu/parallel.h"
 
 static atomic_size_t allocated_bytes;
 
@@ -96,4 +97,6 @@ const dlx_backend dlx_cpu_backend = {
     .along_dim = dlx_cpu_along_dim,
     .elementwise = dlx_cpu_elementwise,
     .synchronize = NULL,
+    .num_threads = dlx_cpu_num_threads,
+    .set_num_threads = dlx_cpu_set_num_threads,
 };

@@ -210,6 +210,7 @@ extern const luaL_Reg dlxl_dlpack_funcs[];   /* dlpack.c: consumer(request) -> f
 extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with options tables */
 extern const luaL_Reg dlxl_npy_funcs[];      /* npy.c: dlx.frombuffer, save_npy, load_npy */
 extern const luaL_Reg dlxl_npy_methods[];    /* npy.c: t:tobytes() */
+extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */
 /* copies.c: pushes a C-contiguous copy of t as dtype on device, in the kind of memory t is in when
  * the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);
