@@ -42,6 +42,23 @@ typedef enum dlx_dim_op {
   DLX_DIM_LOG_SOFTMAX
 } dlx_dim_op;
 
+/* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*). */
+typedef enum dlx_random_kind {
+  DLX_RANDOM_UNIFORM,
+  DLX_RANDOM_NORMAL,
+  DLX_RANDOM_INT
+} dlx_random_kind;
+
+/* A request to fill_random: the generator's state and the distribution. */
+typedef struct dlx_random_request {
+  dlx_random_kind kind;
+  uint64_t seed;   /* the Philox key */
+  uint64_t offset; /* the counter of the block of elements 0 .. L - 1 */
+  double a, b;     /* UNIFORM: [a, b); NORMAL: mean and standard deviation */
+  int64_t low;     /* INT: low + an integer in [0, range) */
+  uint64_t range;  /* INT: >= 1 */
+} dlx_random_request;
+
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
@@ -189,6 +206,14 @@ typedef struct dlx_backend {
    * has no such threads. */
   int (*num_threads)(void);
   void (*set_num_threads)(int n);
+
+  /* Optional (NULL: a DeviceError): fills dst with random numbers, element i (row-major) being
+   * what src/common/philox.h makes of r for i, bit for bit on every backend and thread count.
+   * - dst is writable and C-contiguous, numel > 0;
+   * - UNIFORM and NORMAL: dst is float16, bfloat16, float32 or float64; the element is computed
+   *   in float64 (dlx_rng_real with the dtype's significand bits) and rounded once to dst;
+   * - INT: dst is an integer dtype holding every value of [low, low + range). */
+  int (*fill_random)(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

@@ -211,6 +211,8 @@ extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with o
 extern const luaL_Reg dlxl_npy_funcs[];      /* npy.c: dlx.frombuffer, save_npy, load_npy */
 extern const luaL_Reg dlxl_npy_methods[];    /* npy.c: t:tobytes() */
 extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */
+extern const luaL_Reg dlxl_random_funcs[];   /* random.c: dlx.manual_seed, Generator, rand, ... */
+extern const luaL_Reg dlxl_random_methods[]; /* random.c: t:uniform_, t:normal_ */
 /* copies.c: pushes a C-contiguous copy of t as dtype on device, in the kind of memory t is in when
  * the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);

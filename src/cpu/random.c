@@ -1,0 +1,123 @@
+/* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, each block
+ * computed and converted by src/common/philox.h's functions, so the bits do not depend on the
+ * thread count (or on the device: the other backends use the same header). Built with
+ * -ffp-contract=off (CMakeLists.txt): normals must round as on every other device. */
+#include "common/half.h"
+#include "common/philox.h"
+#include "cpu/kernels.h"
+#include "cpu/parallel.h"
+
+/* Blocks computed at a time before their words are converted (fits in L1). */
+#define CHUNK 256
+
+typedef struct random_job {
+  const dlx_random_request *r;
+  char *data;
+  dlx_dtype dtype;
+  int64_t n; /* elements */
+  int lanes; /* elements per block */
+  int bits;  /* float dtypes: random bits of a uniform */
+} random_job;
+
+/* The blocks of counters offset + first .. offset + first + count. */
+static void philox_chunk(uint64_t seed, uint64_t counter, int count, dlx_philox_block *out) {
+  for (int k = 0; k < count; k++) out[k] = dlx_philox_at(seed, counter + (uint64_t)k);
+}
+
+/* Stores elements [e0, e1) from blocks[] (block 0 holds element e0, a multiple of lanes). */
+#define INT_LOOP(T)                                                                                \
+  for (int64_t e = e0; e < e1; e++)                                                                \
+    ((T *)j->data)[e] = (T)dlx_rng_int(blocks[(e - e0) / L], (int)((e - e0) % L), r->low, r->range);
+
+#define REAL_LOOP(T, CONVERT)                                                                      \
+  for (int64_t e = e0; e < e1; e++)                                                                \
+    ((T *)j->data)[e] = CONVERT(                                                                   \
+        dlx_rng_real(kind, blocks[(e - e0) / L], (int)((e - e0) % L), j->bits, r->a, r->b));
+
+#define AS_FLOAT(x) ((float)(x))
+#define AS_DOUBLE(x) (x)
+
+static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
+                        int64_t e1) {
+  const dlx_random_request *r = j->r;
+  int kind = (int)r->kind;
+  int64_t L = j->lanes;
+  if (kind == DLX_RNG_UNIFORM && j->dtype == DLX_FLOAT32 && r->a == 0 && r->b == 1) {
+    /* u itself: the same bits as the float64 path, without it */
+    for (int64_t e = e0; e < e1; e++)
+      ((float *)j->data)[e] = (float)(blocks[(e - e0) / 4].w[(e - e0) % 4] >> 8) * 0x1p-24f;
+    return;
+  }
+  switch (j->dtype) {
+  case DLX_FLOAT32:
+    REAL_LOOP(float, AS_FLOAT);
+    break;
+  case DLX_FLOAT64:
+    REAL_LOOP(double, AS_DOUBLE);
+    break;
+  case DLX_FLOAT16:
+    REAL_LOOP(uint16_t, dlx_double_to_half);
+    break;
+  case DLX_BFLOAT16:
+    REAL_LOOP(uint16_t, dlx_double_to_bf16);
+    break;
+  case DLX_INT8:
+    INT_LOOP(int8_t);
+    break;
+  case DLX_UINT8:
+    INT_LOOP(uint8_t);
+    break;
+  case DLX_INT16:
+    INT_LOOP(int16_t);
+    break;
+  case DLX_UINT16:
+    INT_LOOP(uint16_t);
+    break;
+  case DLX_INT32:
+    INT_LOOP(int32_t);
+    break;
+  case DLX_UINT32:
+    INT_LOOP(uint32_t);
+    break;
+  case DLX_INT64:
+    INT_LOOP(int64_t);
+    break;
+  case DLX_UINT64:
+    INT_LOOP(uint64_t);
+    break;
+  default:
+    break; /* the core checked the dtype */
+  }
+}
+
+/* Blocks [begin, end) of the request. */
+static void fill_blocks(void *ctx, int64_t begin, int64_t end) {
+  const random_job *j = ctx;
+  dlx_philox_block blocks[CHUNK];
+  for (int64_t first = begin; first < end; first += CHUNK) {
+    int count = (int)(end - first < CHUNK ? end - first : CHUNK);
+    int64_t e0 = first * j->lanes, e1 = e0 + (int64_t)count * j->lanes;
+    philox_chunk(j->r->seed, j->r->offset + (uint64_t)first, count, blocks);
+    store_chunk(j, blocks, e0, e1 < j->n ? e1 : j->n);
+  }
+}
+
+int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err) {
+  random_job j;
+  int wide;
+  int64_t blocks;
+  (void)err;
+  j.r = r;
+  j.dtype = dst->dtype;
+  j.data = (char *)dst->buffer->data + dst->offset * dlx_itemsize(dst->dtype);
+  j.n = dlx_tensor_numel(dst);
+  j.bits = dst->dtype == DLX_FLOAT64    ? 53
+           : dst->dtype == DLX_FLOAT16  ? 11
+           : dst->dtype == DLX_BFLOAT16 ? 8
+                                        : 24;
+  wide = r->kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r->range) : dst->dtype == DLX_FLOAT64;
+  j.lanes = dlx_rng_lanes(wide);
+  blocks = (j.n + j.lanes - 1) / j.lanes;
+  dlx_cpu_parallel_for(blocks, dlx_cpu_grain_items(16 * j.lanes), fill_blocks, &j);
+  return 0;
+}

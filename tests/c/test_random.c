@@ -1,0 +1,218 @@
+/* test_random.c -- the random numbers' building blocks: Philox4x32-10 against Random123's
+ * known-answer vectors, the conversions of src/common/philox.h (log, sin and cos written out,
+ * uniform grids, 64-bit multiply-high), the CPU's fill_random against the per-element definition
+ * on 1 and several threads, the generator's counter and randperm. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "common/half.h"
+#include "common/philox.h"
+#include "core/core.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "cpu/parallel.h"
+
+/* Random123's kat_vectors for philox4x32_10 (counter, key, expected). */
+static void known_answers(void) {
+  static const uint32_t kat[3][10] = {
+      {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d,
+       0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+      {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09,
+       0x94fdcceb, 0x5001e420, 0x24126ea1},
+  };
+  for (int v = 0; v < 3; v++) {
+    const uint32_t *k = kat[v];
+    dlx_philox_block b = dlx_philox4x32_10(k[0], k[1], k[2], k[3], k[4], k[5]);
+    for (int w = 0; w < 4; w++) CHECK_EQ_INT(b.w[w], k[6 + w]);
+  }
+  /* the generator's layout: counter {lo, hi, 0, 0}, key {lo, hi} */
+  dlx_philox_block a = dlx_philox_at(UINT64_C(0x299f31d0a4093822), UINT64_C(0x85a308d3243f6a88));
+  dlx_philox_block b = dlx_philox4x32_10(0x243f6a88, 0x85a308d3, 0, 0, 0xa4093822, 0x299f31d0);
+  CHECK(memcmp(&a, &b, sizeof a) == 0);
+}
+
+static void conversions(void) {
+  dlx_philox_block b = {{0xffffffffu, 0, 0x80000000u, 0x00000100u}};
+  /* uniforms: the top bits of a word, a multiple of 2^-bits below 1 */
+  CHECK(dlx_rng_unit(b, 0, 24) == 1.0 - 0x1p-24);
+  CHECK(dlx_rng_unit(b, 1, 24) == 0.0);
+  CHECK(dlx_rng_unit(b, 2, 24) == 0.5);
+  CHECK(dlx_rng_unit(b, 3, 24) == 0x1p-24);
+  CHECK(dlx_rng_unit(b, 0, 11) == 1.0 - 0x1p-11);
+  CHECK(dlx_rng_unit(b, 0, 8) == 1.0 - 0x1p-8);
+  CHECK(dlx_rng_unit(b, 0, 53) == (double)(UINT64_C(0xffffffff00000000) >> 11) * 0x1p-53);
+  CHECK(dlx_rng_unit(b, 1, 53) == (double)(UINT64_C(0x8000000000000100) >> 11) * 0x1p-53);
+  CHECK(dlx_rng_pow2_neg(53) == 0x1p-53 && dlx_rng_pow2_neg(0) == 1.0);
+  /* log and sin/cos against the C library, across their ranges */
+  double worst_log = 0, worst_trig = 0;
+  for (int i = 1; i <= 200000; i++) {
+    double x = (double)i / 200000.0 * pow(2.0, -(i % 60));
+    double err = fabs(dlx_rng_log(x) - log(x)) / fabs(log(x) != 0 ? log(x) : 1.0);
+    if (err > worst_log) worst_log = err;
+  }
+  CHECK(dlx_rng_log(1.0) == 0.0);
+  CHECK(worst_log < 4e-16);
+  for (uint64_t k = 0; k < (UINT64_C(1) << 32); k += 4099 * 4099) {
+    double t = 2 * 3.14159265358979323846 * (double)k * 0x1p-32;
+    double e1 = fabs(dlx_rng_sincos_turn(k, 32, 0) - cos(t));
+    double e2 = fabs(dlx_rng_sincos_turn(k, 32, 1) - sin(t));
+    if (e1 > worst_trig) worst_trig = e1;
+    if (e2 > worst_trig) worst_trig = e2;
+  }
+  CHECK(worst_trig < 1e-15);
+  CHECK(dlx_rng_sincos_turn(0, 32, 0) == 1.0 && dlx_rng_sincos_turn(0, 32, 1) == 0.0);
+  CHECK(dlx_rng_sincos_turn(UINT64_C(1) << 31, 32, 0) == -1.0);
+  /* multiply-high and integer ranges */
+  uint64_t xs[] = {0, 1, UINT64_MAX, UINT64_C(0x123456789abcdef0), UINT64_C(1) << 63};
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++)
+      CHECK(dlx_rng_mulhi64(xs[i], xs[j]) == (uint64_t)((unsigned __int128)xs[i] * xs[j] >> 64));
+  CHECK(dlx_rng_int(b, 0, -5, 10) == 4); /* (2^32 - 1) * 10 >> 32 = 9 */
+  CHECK(dlx_rng_int(b, 1, -5, 10) == -5);
+  CHECK(dlx_rng_int_wide(UINT64_C(1) << 32) == 0 && dlx_rng_int_wide((UINT64_C(1) << 32) + 1));
+}
+
+/* A contiguous tensor of n elements filled from (seed 7, offset 3). */
+static dlx_tensor filled(dlx_dtype dtype, int64_t n, dlx_random_request r) {
+  dlx_tensor t;
+  dlx_generator g = {7, 3};
+  dlx_error err;
+  CHECK_EQ_INT(dlx_tensor_empty(&t, &n, 1, dtype, (DLDevice){kDLCPU, 0}, &err), 0);
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "test", &err), 0);
+  return t;
+}
+
+/* The value element i must have, as its dtype's bytes. */
+static void expected(dlx_dtype dtype, const dlx_random_request *r, int64_t i, void *out) {
+  int wide = r->kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r->range) : dtype == DLX_FLOAT64;
+  int lanes = dlx_rng_lanes(wide), lane = (int)(i % lanes);
+  dlx_philox_block b = dlx_philox_at(7, 3 + (uint64_t)(i / lanes));
+  if (r->kind == DLX_RANDOM_INT) {
+    int64_t v = dlx_rng_int(b, lane, r->low, r->range);
+    memcpy(out, &v, (size_t)dlx_itemsize(dtype)); /* little-endian: the low bytes */
+    return;
+  }
+  double v = dlx_rng_real((int)r->kind, b, lane, dlx_random_float_bits(dtype), r->a, r->b);
+  float f = (float)v;
+  uint16_t h = dtype == DLX_FLOAT16 ? dlx_double_to_half(v) : dlx_double_to_bf16(v);
+  memcpy(out,
+         dtype == DLX_FLOAT64   ? (void *)&v
+         : dtype == DLX_FLOAT32 ? (void *)&f
+                                : (void *)&h,
+         (size_t)dlx_itemsize(dtype));
+}
+
+/* fill_random gives each element its definition, whatever the thread count. */
+static void cpu_fill(void) {
+  const dlx_random_request requests[] = {
+      {.kind = DLX_RANDOM_UNIFORM, .a = 0, .b = 1},
+      {.kind = DLX_RANDOM_UNIFORM, .a = -2.5, .b = 7},
+      {.kind = DLX_RANDOM_NORMAL, .a = 1, .b = 3},
+      {.kind = DLX_RANDOM_INT, .low = -100, .range = 1000},
+      {.kind = DLX_RANDOM_INT, .low = 5, .range = UINT64_C(1) << 40},
+  };
+  const dlx_dtype floats[] = {DLX_FLOAT32, DLX_FLOAT64, DLX_FLOAT16, DLX_BFLOAT16};
+  const dlx_dtype ints[] = {DLX_INT16, DLX_INT32, DLX_INT64};
+  const int64_t n = 1000003; /* several blocks per thread, and a partial last block */
+  int threads = dlx_cpu_num_threads();
+  for (size_t q = 0; q < sizeof requests / sizeof requests[0]; q++) {
+    dlx_random_request r = requests[q];
+    bool is_int = r.kind == DLX_RANDOM_INT;
+    for (int d = 0; d < (is_int ? 3 : 4); d++) {
+      dlx_dtype dtype = is_int ? ints[d] : floats[d];
+      size_t size = (size_t)dlx_itemsize(dtype);
+      if (is_int && r.range > 60000 && dtype != DLX_INT64) continue;
+      dlx_cpu_set_num_threads(1);
+      dlx_tensor one = filled(dtype, n, r);
+      dlx_cpu_set_num_threads(4);
+      dlx_tensor four = filled(dtype, n, r);
+      CHECK(memcmp(one.buffer->data, four.buffer->data, (size_t)n * size) == 0);
+      int bad = 0;
+      for (int64_t i = 0; i < n; i += (i < 100 ? 1 : 997)) {
+        char want[8];
+        expected(dtype, &r, i, want);
+        bad += memcmp(want, (char *)one.buffer->data + (size_t)i * size, size) != 0;
+      }
+      CHECK_EQ_INT(bad, 0);
+      {
+        char want[8];
+        expected(dtype, &r, n - 1, want);
+        CHECK(memcmp(want, (char *)one.buffer->data + (size_t)(n - 1) * size, size) == 0);
+      }
+      dlx_tensor_close(&one);
+      dlx_tensor_close(&four);
+    }
+  }
+  dlx_cpu_set_num_threads(threads);
+}
+
+/* The counter moves by the blocks used; a strided view gets the row-major order's values. */
+static void generator_and_views(void) {
+  dlx_generator g;
+  dlx_error err;
+  dlx_random_request r = {.kind = DLX_RANDOM_UNIFORM, .a = 0, .b = 1};
+  int64_t shape[2] = {3, 5}, n = 15;
+  dlx_tensor t, tt, flat;
+  dlx_generator_seed(&g, 42);
+  CHECK(dlx_tensor_empty(&t, shape, 2, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, &err) == 0);
+  CHECK(dlx_random_fill(&g, &t, &r, "test", &err) == 0);
+  CHECK_EQ_INT(g.offset, 8); /* 15 float64 elements, 2 a block */
+  r.kind = DLX_RANDOM_UNIFORM;
+  CHECK(dlx_random_fill(&g, &t, &r, "test", &err) == 0);
+  CHECK_EQ_INT(g.offset, 16);
+  /* the transpose of a fresh (5, 3) tensor, filled, against a contiguous fill from the same
+   * state */
+  CHECK(dlx_tensor_empty(&flat, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, &err) == 0);
+  CHECK(dlx_transpose(&tt, &t, 0, 1, &err) == 0);
+  dlx_generator_seed(&g, 42);
+  CHECK(dlx_random_fill(&g, &tt, &r, "test", &err) == 0);
+  dlx_generator_seed(&g, 42);
+  CHECK(dlx_random_fill(&g, &flat, &r, "test", &err) == 0);
+  int bad = 0;
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 3; j++)
+      bad += ((double *)t.buffer->data)[j * 5 + i] != ((double *)flat.buffer->data)[i * 3 + j];
+  CHECK_EQ_INT(bad, 0);
+  /* errors */
+  r.a = 2;
+  r.b = 1;
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "uniform_", &err), DLX_VALUE_ERROR);
+  r.kind = DLX_RANDOM_INT;
+  r.low = 0;
+  r.range = 10;
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "randint", &err), DLX_TYPE_ERROR);
+  dlx_tensor_close(&t);
+  dlx_tensor_close(&tt);
+  dlx_tensor_close(&flat);
+}
+
+static void randperm(void) {
+  enum { N = 100001 };
+  static int64_t perm[N];
+  static char seen[N + 1];
+  CHECK_EQ_INT(dlx_randperm_host(perm, N, 1, 0), (N + 1) / 2);
+  int bad = 0, fixed = 0;
+  for (int i = 0; i < N; i++) {
+    bad += perm[i] < 1 || perm[i] > N || seen[perm[i]];
+    if (perm[i] >= 1 && perm[i] <= N) seen[perm[i]] = 1;
+    fixed += perm[i] == i + 1;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(fixed < 10); /* a random permutation has about one fixed point */
+  int64_t one[1];
+  CHECK_EQ_INT(dlx_randperm_host(one, 1, 1, 0), 1);
+  CHECK_EQ_INT(one[0], 1);
+  CHECK_EQ_INT(dlx_randperm_host(one, 0, 1, 0), 0);
+}
+
+int main(void) {
+  known_answers();
+  conversions();
+  cpu_fill();
+  generator_and_views();
+  randperm();
+  return check_report("test_random");
+}
