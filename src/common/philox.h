@@ -103,7 +103,7 @@ DLX_SHARED double dlx_rng_log(double x) {
   int e;
   memcpy(&bits, &x, sizeof bits);
   e = (int)((bits >> 52) & 0x7ff) - 1023;
-  m = dlx_rng_bits_double((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  m = dlx_rng_bits_double((bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
   if (m > 1.4142135623730951) {
     m *= 0.5;
     e += 1;

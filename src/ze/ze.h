@@ -71,6 +71,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_STAT_PARTIAL,
   DLX_ZE_STAT_FINISH,
   DLX_ZE_ALONG_DIM,
+  DLX_ZE_FILL_RANDOM,
   DLX_ZE_NUM_KERNELS
 };
 

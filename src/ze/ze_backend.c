@@ -5,10 +5,12 @@
 
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
+#include "common/philox.h"
 #include "common/stats_ops.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "core/device.h"
+#include "core/random.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -28,7 +30,8 @@ _Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_reduce_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_ew_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_stat_args) <= DLX_ZE_ARGS_SIZE &&
-                   sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE,
+                   sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_random_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
 
 /* Grid-stride kernels need no more groups than this to keep a GPU busy. */
@@ -598,6 +601,32 @@ static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand
   return rc;
 }
 
+/* ---- random numbers */
+
+static int ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err) {
+  dlx_ze_device *dev = device_of(dst);
+  dlx_ze_random_args a;
+  int wide = r->kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r->range) : dst->dtype == DLX_FLOAT64;
+  int rc;
+  memset(&a, 0, sizeof a);
+  a.n = dlx_tensor_numel(dst);
+  a.kind = r->kind;
+  a.dtype = dst->dtype;
+  a.lanes = dlx_rng_lanes(wide);
+  a.bits = dlx_random_float_bits(dst->dtype);
+  a.seed = r->seed;
+  a.offset = r->offset;
+  a.a = r->a;
+  a.b = r->b;
+  a.low = r->low;
+  a.range = r->range;
+  pthread_mutex_lock(&dev->lock);
+  rc = launch(dev, DLX_ZE_FILL_RANDOM, groups_for((a.n + a.lanes - 1) / a.lanes), &a, sizeof a,
+              (void *const[]){first_element(dst)}, 1, err);
+  pthread_mutex_unlock(&dev->lock);
+  return rc;
+}
+
 /* ---- DLPack import */
 
 /* Asks the driver which device owns the producer's pointer: the id a producer writes into a
@@ -629,4 +658,5 @@ const dlx_backend dlx_ze_backend = {
     .copy_bytes_device = ze_copy_bytes_device,
     .stream = &dlx_ze_stream_ops,
     .refine_import = ze_refine_import,
+    .fill_random = ze_fill_random,
 };

@@ -9,10 +9,12 @@
 
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
+#include "common/philox.h"
 #include "common/stats_ops.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
+#include "core/random.h"
 #include "core/stats.h"
 #include "core/tensor.h"
 
@@ -476,6 +478,44 @@ static const char *run_along_dim(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- random numbers */
+
+static void random_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_random_args *a = args[1];
+  *lo = 0;
+  *hi = i == 1 ? sizeof *a : (size_t)(a->n * size_of(a->dtype));
+}
+
+static const char *run_fill_random(void *const *args, uint32_t groups) {
+  const dlx_ze_random_args *a = args[1];
+  dlx_random_request r = {.kind = (dlx_random_kind)a->kind,
+                          .seed = a->seed,
+                          .offset = a->offset,
+                          .a = a->a,
+                          .b = a->b,
+                          .low = a->low,
+                          .range = a->range};
+  int64_t shape[1] = {a->n}, strides[1] = {size_of(a->dtype)};
+  bool is_int = a->kind == DLX_RNG_INT;
+  int wide = is_int ? dlx_rng_int_wide(a->range) : a->dtype == DLX_FLOAT64;
+  dlx_tensor dst;
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  if (a->kind < DLX_RNG_UNIFORM || a->kind > DLX_RNG_INT) return "unknown kind";
+  if (!computable(a->dtype)) return "dtype not computable";
+  if (is_int ? a->range < 1 : a->bits != dlx_random_float_bits((dlx_dtype)a->dtype))
+    return "bits or range that do not match the request";
+  if (a->lanes != dlx_rng_lanes(wide)) return "lanes that do not match the dtype or range";
+  if (a->n < 1) return "no elements";
+  memset(&dst, 0, sizeof dst);
+  if (wrap(&dst, args[0], (dlx_dtype)a->dtype, 1, shape, strides) != 0)
+    why = "a bad dtype";
+  else if (dlx_cpu_backend.fill_random(&dst, &r, NULL) != 0)
+    why = "the CPU backend refused the request";
+  dlx_tensor_close(&dst);
+  return why;
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
@@ -486,6 +526,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_STAT_PARTIAL, 3, stat_extent, run_stat_partial},
     {DLX_ZE_KERNEL_STAT_FINISH, 3, stat_finish_extent, run_stat_finish},
     {DLX_ZE_KERNEL_ALONG_DIM, 3, dim_extent, run_along_dim},
+    {DLX_ZE_KERNEL_FILL_RANDOM, 2, random_extent, run_fill_random},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

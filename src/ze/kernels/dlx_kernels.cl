@@ -494,3 +494,4 @@ REDUCE_KERNEL void dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_
 /* ---- var, std, logsumexp, norm; cumsum, cumprod, softmax, log_softmax */
 
 #include "ze/kernels/stats.cl"
+#include "ze/kernels/random.cl"

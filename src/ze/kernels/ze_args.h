@@ -28,6 +28,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_STAT_PARTIAL "dlx_stat_partial"
 #define DLX_ZE_KERNEL_STAT_FINISH "dlx_stat_finish"
 #define DLX_ZE_KERNEL_ALONG_DIM "dlx_along_dim"
+#define DLX_ZE_KERNEL_FILL_RANDOM "dlx_fill_random"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -160,5 +161,21 @@ typedef struct dlx_ze_dim_args {
   dlx_ze_i64 src_strides[DLX_ZE_MAX_NDIM];
   dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
 } dlx_ze_dim_args;
+
+/* dlx_fill_random(dst, args): dst (C-contiguous, n elements of dtype) gets the random numbers
+ * of src/common/philox.h: block `offset + b` gives elements b * lanes .. b * lanes + lanes - 1
+ * (a work-item per block, grid-stride). */
+typedef struct dlx_ze_random_args {
+  dlx_ze_i64 n;
+  dlx_ze_i64 kind;  /* DLX_RNG_UNIFORM, DLX_RNG_NORMAL or DLX_RNG_INT */
+  dlx_ze_i64 dtype; /* a float dtype (UNIFORM, NORMAL) or an integer one (INT) */
+  dlx_ze_i64 lanes; /* elements per block: 4, or 2 (float64, integer ranges above 2^32) */
+  dlx_ze_i64 bits;  /* float dtypes: the random bits of a uniform */
+  dlx_ze_u64 seed;
+  dlx_ze_u64 offset;
+  double a, b;
+  dlx_ze_i64 low;
+  dlx_ze_u64 range;
+} dlx_ze_random_args;
 
 #endif
