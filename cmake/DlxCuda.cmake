@@ -47,6 +47,7 @@ function(dlx_cuda_build)
   # the code's back (lerp, complex products, Chan's merge of var; nvcc fuses by default).
   set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cuda/elementwise_kernels.cu
                               ${PROJECT_SOURCE_DIR}/src/cuda/stats_kernels.cu
+                              ${PROJECT_SOURCE_DIR}/src/cuda/random_kernels.cu
                               TARGET_DIRECTORY dlx_objects PROPERTIES COMPILE_OPTIONS --fmad=false)
   target_compile_definitions(dlx_objects PUBLIC DLX_WITH_CUDA)
   # The static runtime and what it needs; a host linking the installed libdlx.a names the

@@ -61,6 +61,7 @@ const dlx_backend dlx_cuda_backend = {
     .copy_bytes_device = dlx_cuda_copy_bytes_device,
     .stream = &dlx_cuda_stream_ops,
     .refine_import = device_refine_import,
+    .fill_random = dlx_cuda_fill_random_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
@@ -137,6 +138,12 @@ static void pinned_free(int32_t device_id, void *ptr, size_t nbytes) {
   if (ptr != NULL) (void)cudaFreeHost(ptr);
 }
 
+static int host_like_fill_random(const dlx_tensor *dst, const dlx_random_request *r,
+                                 dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.fill_random(dst, r, err);
+}
+
 const dlx_backend dlx_cuda_host_backend = {
     .name = "cuda_host",
     .device_type = kDLCUDAHost,
@@ -150,6 +157,7 @@ const dlx_backend dlx_cuda_host_backend = {
     .elementwise = host_like_elementwise,
     .reduce_stat = host_like_reduce_stat,
     .along_dim = host_like_along_dim,
+    .fill_random = host_like_fill_random,
     .synchronize = host_like_synchronize,
 };
 
@@ -185,6 +193,7 @@ const dlx_backend dlx_cuda_managed_backend = {
     .elementwise = host_like_elementwise,
     .reduce_stat = host_like_reduce_stat,
     .along_dim = host_like_along_dim,
+    .fill_random = host_like_fill_random,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

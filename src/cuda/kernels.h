@@ -136,6 +136,22 @@ typedef struct dlx_cuda_line_request {
 } dlx_cuda_line_request;
 int dlx_cuda_along_dim(const dlx_cuda_line_request *r, void *stream);
 
+/* Random numbers (a fill_random request, src/core/backend.h): dst is C-contiguous, n elements of
+ * dtype; block b of Philox gives elements b * lanes .. (random_element.h, over philox.h). */
+typedef struct dlx_cuda_random_request {
+  void *dst;
+  int dtype;
+  int kind;  /* DLX_RNG_UNIFORM, DLX_RNG_NORMAL, DLX_RNG_INT */
+  int lanes; /* elements per block */
+  int bits;  /* float dtypes: random bits of a uniform */
+  int64_t n;
+  uint64_t seed, offset;
+  double a, b;
+  int64_t low;
+  uint64_t range;
+} dlx_cuda_random_request;
+int dlx_cuda_fill_random(const dlx_cuda_random_request *r, void *stream);
+
 /* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
  * allocator of the current device, for the given stream (allocator.c). */
 void *dlx_cuda_scratch_alloc(size_t nbytes, void *stream);
