@@ -171,6 +171,8 @@ const dlx_tensor *dlxl_checktensor(lua_State *L, int idx, dlx_tensor *view);
 dlxl_tensor *dlxl_checkopen(lua_State *L, dlxl_tensor *u);
 /* Tells the collector that nbytes outside the Lua heap are now held. */
 void dlxl_gcdebt(lua_State *L, int64_t nbytes);
+/* The same for a C function of dlx.core that already has its state s. */
+void dlxl_gcdebt_in(lua_State *L, dlxl_state *s, int64_t nbytes);
 
 /* ---- values.c: Lua values <-> dlx_scalar and nested tables */
 void dlxl_checkscalar(lua_State *L, int idx, dlx_scalar *out);

@@ -70,6 +70,7 @@ static bool reclaim(lua_State *L, int rc, bool *retried, const call *c, const dl
 /* Pushes the call's result as a new tensor. */
 static int push_result(lua_State *L, const call *c) {
   dlxl_tensor *out = dlxl_newtensor(L, c->ndim);
+  dlxl_state *s = dlxl_upstate(L);
   dlx_tensor made;
   dlx_error err;
   bool retried = false;
@@ -78,7 +79,7 @@ static int push_result(lua_State *L, const call *c) {
   while (reclaim(L, rc, &retried, c, NULL));
   dlxl_check(L, rc, &err);
   dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
+  dlxl_gcdebt_in(L, s, dlx_tensor_nbytes(&made));
   return 1;
 }
 

@@ -110,8 +110,11 @@ const dlx_tensor *dlxl_checktensor(lua_State *L, int idx, dlx_tensor *view) {
 
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
   dlxl_state *s = dlxl_getstate(L);
+  if (s != NULL) dlxl_gcdebt_in(L, s, nbytes); /* else not opened in this state: nothing to pace */
+}
+
+void dlxl_gcdebt_in(lua_State *L, dlxl_state *s, int64_t nbytes) {
   int64_t kib;
-  if (s == NULL) return; /* not opened in this state: nothing to pace */
   if (nbytes > INT64_MAX - s->pending_bytes) nbytes = INT64_MAX - s->pending_bytes;
   s->pending_bytes += nbytes;
   if (s->pending_bytes < GC_BATCH_BYTES) return;
