@@ -44,8 +44,10 @@ void dlxl_settensor(lua_State *L, dlxl_tensor *u, const dlx_tensor *t) {
   u->ndim = t->ndim;
   u->readonly = t->readonly;
   u->offset = t->offset;
-  memcpy(u->dims, t->shape, (size_t)t->ndim * sizeof u->dims[0]);
-  memcpy(u->dims + u->room, t->strides, (size_t)t->ndim * sizeof u->dims[0]);
+  for (int32_t d = 0; d < t->ndim; d++) { /* a few dims: no call to memcpy */
+    u->dims[d] = t->shape[d];
+    u->dims[u->room + d] = t->strides[d];
+  }
   u->buffer = t->buffer;
 }
 
@@ -55,8 +57,10 @@ const dlx_tensor *dlxl_getview(const dlxl_tensor *u, dlx_tensor *view) {
   view->ndim = u->ndim;
   view->readonly = u->readonly;
   view->offset = u->offset;
-  memcpy(view->shape, u->dims, (size_t)u->ndim * sizeof u->dims[0]);
-  memcpy(view->strides, u->dims + u->room, (size_t)u->ndim * sizeof u->dims[0]);
+  for (int32_t d = 0; d < u->ndim; d++) { /* a few dims: no call to memcpy */
+    view->shape[d] = u->dims[d];
+    view->strides[d] = u->dims[u->room + d];
+  }
   return view;
 }
 
