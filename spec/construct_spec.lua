@@ -9,9 +9,11 @@ describe("dlx.linspace", function()
   it("gives NumPy's values", function()
     -- numpy.linspace(0.1, 0.7, 7, dtype=float32)
     h.exact({ 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645,
-      0.5, 0.6000000238418579, 0.699999988079071 }, dlx.linspace(0.1, 0.7, 7, { device = "cpu" }):totable())
+      0.5, 0.6000000238418579, 0.699999988079071 }, dlx.linspace(0.1, 0.7, 7,
+        { device = "cpu" }):totable())
     -- numpy.linspace(-3, 7.5, 6, dtype=int32): the floor, then the cast
-    h.exact({ -3, -1, 1, 3, 5, 7 }, dlx.linspace(-3, 7.5, 6, { dtype = "int32", device = "cpu" }):totable())
+    h.exact({ -3, -1, 1, 3, 5, 7 }, dlx.linspace(-3, 7.5, 6, { dtype = "int32",
+      device = "cpu" }):totable())
     -- start + i * step in float64, the last value exactly stop
     local t = dlx.linspace(0, 1, 10, { dtype = "float64", device = "cpu" }):totable()
     for i = 1, 9 do assert.equal(0 + (i - 1) * (1 / 9), t[i]) end
@@ -43,7 +45,8 @@ end)
 describe("dlx.logspace", function()
   it("gives base ^ linspace", function()
     h.same({ 1, 10, 100, 1000 }, dlx.logspace(0, 3, 4, { device = "cpu" }):totable())
-    h.same({ 1, 2, 4, 8 }, dlx.logspace(0, 3, 4, { base = 2, dtype = "float64", device = "cpu" }):totable())
+    h.same({ 1, 2, 4, 8 }, dlx.logspace(0, 3, 4, { base = 2, dtype = "float64",
+      device = "cpu" }):totable())
     h.exact({ 1, 10, 100 }, dlx.logspace(0, 2, 3, { dtype = "int64", device = "cpu" }):totable())
     assert.equal("float32", dlx.logspace(0, 1, 2).dtype)
   end)
@@ -59,10 +62,12 @@ end)
 describe("dlx.eye", function()
   it("makes identity and rectangular matrices", function()
     h.same({ { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, dlx.eye(3, { device = "cpu" }):totable())
-    h.exact({ { 1, 0, 0, 0 }, { 0, 1, 0, 0 } }, dlx.eye(2, 4, { dtype = "int32", device = "cpu" }):totable())
+    h.exact({ { 1, 0, 0, 0 }, { 0, 1, 0, 0 } }, dlx.eye(2, 4, { dtype = "int32",
+      device = "cpu" }):totable())
     h.same({ { 1, 0 }, { 0, 1 }, { 0, 0 } }, dlx.eye(3, 2, { device = "cpu" }):totable())
     h.exact({ 0, 3 }, dlx.eye(0, 3).shape)
-    h.exact({ { true, false }, { false, true } }, dlx.eye(2, { dtype = "bool", device = "cpu" }):totable())
+    h.exact({ { true, false }, { false, true } }, dlx.eye(2, { dtype = "bool",
+      device = "cpu" }):totable())
     assert.equal("float32", dlx.eye(2).dtype)
   end)
 
@@ -125,7 +130,8 @@ describe("dlx.tril and dlx.triu", function()
   it("work on batches, strided inputs, and copy", function()
     local b = dlx.stack({ m, m * 2 })
     h.exact({ dlx.tril(m):totable(), dlx.tril(m * 2):totable() }, b:tril():totable())
-    h.exact(dlx.triu(m:transpose(1, 2)):totable(), dlx.triu(m:transpose(1, 2):contiguous()):totable())
+    h.exact(dlx.triu(m:transpose(1, 2)):totable(), dlx.triu(m:transpose(1,
+      2):contiguous()):totable())
     local c = m:triu()
     c:fill_(0)
     assert.equal(2, m:totable()[1][2])

@@ -30,7 +30,8 @@ describe("dlx.cat", function()
     assert.equal("int64", dlx.cat({ cpu({ true }), cpu({ 2 }) }).dtype)
     assert.equal("complex64", dlx.cat({ cpu({ 1 }, "float32"), cpu({ 2 }, "complex64") }).dtype)
     h.exact({ 1, 0, 7 }, dlx.cat({ cpu({ true, false }), cpu({ 7 }) }):totable())
-    h.raises("TypeError", dlx.cat, { dlx.empty(2, { dtype = "float8_e4m3fn", device = "cpu" }), cpu({ 1 }) })
+    h.raises("TypeError", dlx.cat, { dlx.empty(2, { dtype = "float8_e4m3fn", device = "cpu" }),
+      cpu({ 1 }) })
   end)
 
   it("takes strided and broadcast inputs and zero-size ones", function()
@@ -58,9 +59,11 @@ describe("dlx.cat", function()
   end)
 
   it("checks opts.out", function()
-    local msg = h.raises("ValueError", dlx.cat, { a, b }, 1, { out = dlx.zeros({ 2, 2 }, { device = "cpu" }) })
+    local msg = h.raises("ValueError", dlx.cat, { a, b }, 1, { out = dlx.zeros({ 2, 2 },
+      { device = "cpu" }) })
     assert.truthy(msg:find("{2, 2}", 1, true) and msg:find("{3, 2}", 1, true))
-    h.raises("TypeError", dlx.cat, { cpu({ 1.5 }) }, 1, { out = dlx.zeros(1, { dtype = "int64", device = "cpu" }) })
+    h.raises("TypeError", dlx.cat, { cpu({ 1.5 }) }, 1, { out = dlx.zeros(1, { dtype = "int64",
+      device = "cpu" }) })
     h.raises("ValueError", dlx.cat, { a, a }, 1, { out = cpu({ { 1, 2 } }):expand({ 4, 2 }) })
     local t = dlx.zeros({ 4, 2 }, { dtype = "int64", device = "cpu" })
     h.raises("ValueError", dlx.cat, { t:slice(1, 1, 2), a }, 1, { out = t })
@@ -211,7 +214,8 @@ describe("t:repeat_interleave", function()
     h.exact({ { 3, 4 }, { 3, 4 } }, a:repeat_interleave(cpu({ 0, 2 }), 1):totable())
     h.exact({ 1, 1, 2, 2, 3, 3, 4, 4 }, a:repeat_interleave(cpu({ 2 })):totable())
     h.exact({ 1, 1, 2, 2, 3, 3, 4, 4 }, a:repeat_interleave(cpu(2, "int32")):totable())
-    h.exact({ 1, 2, 2, 3, 3, 3 }, cpu({ 1, 2, 3 }):repeat_interleave(cpu({ 1, 2, 3 }, "uint8")):totable())
+    h.exact({ 1, 2, 2, 3, 3, 3 }, cpu({ 1, 2, 3 }):repeat_interleave(cpu({ 1, 2, 3 },
+      "uint8")):totable())
   end)
 
   it("checks the repeats", function()
