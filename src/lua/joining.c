@@ -173,6 +173,8 @@ static int api_cat(lua_State *L) {
   for (lua_Integer i = 1; i <= in.count; i++) {
     const dlx_tensor *t = input_at(L, &in, i);
     check_same_shape(L, &in, i, t, dim);
+    if (t->shape[dim] > INT64_MAX - shape[dim])
+      return dlxl_error(L, DLX_VALUE_ERROR, "cat: the result would have too many elements");
     shape[dim] += t->shape[dim];
     lua_pop(L, 1);
   }
@@ -352,6 +354,8 @@ static int tensor_tile(lua_State *L) {
     int32_t td = d - (ndim - t->ndim), rd = d - (ndim - nreps);
     int64_t size = td >= 0 ? t->shape[td] : 1, stride = td >= 0 ? t->strides[td] : 0;
     int64_t r = rd >= 0 ? reps[rd] : 1;
+    if (r > 0 && size > INT64_MAX / r)
+      return dlxl_error(L, DLX_VALUE_ERROR, "tile: the result would have too many elements");
     shape[d] = size * r;
     if (r != 1) { /* a broadcast dim of r before the dim itself */
       if (n + 2 > DLX_MAX_NDIM)
