@@ -7,16 +7,17 @@
 
 #include "lua/binding.h"
 
-/* Pushes a new uninitialised tensor and returns it. */
-static dlx_tensor *push_new(lua_State *L, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
-                            DLDevice device, dlx_memory memory) {
-  dlx_tensor *out = dlxl_newtensor(L);
+/* Pushes a new uninitialised tensor and returns its userdata, its view in *view. */
+static dlxl_tensor *push_new(lua_State *L, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
+                             DLDevice device, dlx_memory memory, dlx_tensor *view) {
+  dlxl_tensor *out = dlxl_newtensor(L, ndim);
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_tensor_empty_memory(out, shape, ndim, dtype, device, memory, &err);
+  do rc = dlx_tensor_empty_memory(view, shape, ndim, dtype, device, memory, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
+  dlxl_settensor(L, out, view);
   return out;
 }
 
@@ -63,7 +64,8 @@ static void fill_linspace(double *y, int64_t n, double start, double stop) {
  * NumPy's linspace does. */
 static int push_values(lua_State *L, int host_idx, const dlxl_placement *p, dlx_dtype dtype,
                        bool floor_ints) {
-  dlx_tensor *host = dlxl_totensor(L, host_idx);
+  dlx_tensor view;
+  const dlx_tensor *host = dlxl_getview(dlxl_totensor(L, host_idx), &view);
   dlx_kind kind = dlx_dtype_info_of(dtype)->kind;
   if (floor_ints && (kind == DLX_KIND_INT || kind == DLX_KIND_UINT)) {
     double *y = dlxl_hostdata(host);
@@ -73,8 +75,10 @@ static int push_values(lua_State *L, int host_idx, const dlxl_placement *p, dlx_
   return 1;
 }
 
-static dlx_tensor *push_host_doubles(lua_State *L, int64_t n) {
-  return push_new(L, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, DLX_MEMORY_DEFAULT);
+/* Pushes a new 1-d float64 host tensor of n elements; *view gets its view (returned). */
+static const dlx_tensor *push_host_doubles(lua_State *L, int64_t n, dlx_tensor *view) {
+  push_new(L, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, DLX_MEMORY_DEFAULT, view);
+  return view;
 }
 
 /* dlx.linspace(start, stop, n[, opts]): n values from start to stop, both included. */
@@ -83,9 +87,10 @@ static int api_linspace(lua_State *L) {
          stop = checknumber(L, 2, "linspace", "stop");
   int64_t n = checkcount(L, 3, "linspace");
   dlxl_placement p;
-  dlx_tensor *host;
+  dlx_tensor view;
+  const dlx_tensor *host;
   dlxl_checkplacement(L, 4, "linspace", &p);
-  host = push_host_doubles(L, n);
+  host = push_host_doubles(L, n, &view);
   fill_linspace(dlxl_hostdata(host), n, start, stop);
   return push_values(L, lua_gettop(L), &p, dtype_or(&p, DLX_FLOAT32), true);
 }
@@ -123,12 +128,13 @@ static int api_logspace(lua_State *L) {
          stop = checknumber(L, 2, "logspace", "stop");
   int64_t n = checkcount(L, 3, "logspace");
   dlxl_placement p;
-  dlx_tensor *host;
+  dlx_tensor view;
+  const dlx_tensor *host;
   double base, *y;
   lua_settop(L, 4);
   base = take_base(L, 4);
   dlxl_checkplacement(L, 4, "logspace", &p);
-  host = push_host_doubles(L, n);
+  host = push_host_doubles(L, n, &view);
   y = dlxl_hostdata(host);
   fill_linspace(y, n, start, stop);
   for (int64_t i = 0; i < n; i++) y[i] = pow(base, y[i]);
@@ -137,9 +143,11 @@ static int api_logspace(lua_State *L) {
 
 /* ---- eye */
 
-/* Sets the elements of the view of t with the given shape and strides to value. */
-static void fill_pattern(lua_State *L, const dlx_tensor *t, int32_t ndim, const int64_t *shape,
-                         const int64_t *strides, int64_t offset, lua_Integer value) {
+/* Sets the elements of the view of t with the given shape and strides to value. made, t's
+ * userdata, is a result of the call: closed when the fill fails. */
+static void fill_pattern(lua_State *L, const dlx_tensor *t, dlxl_tensor *made, int32_t ndim,
+                         const int64_t *shape, const int64_t *strides, int64_t offset,
+                         lua_Integer value) {
   dlx_scalar v = {.kind = DLX_KIND_INT, .v.i = value};
   dlx_tensor view;
   dlx_error err;
@@ -151,7 +159,10 @@ static void fill_pattern(lua_State *L, const dlx_tensor *t, int32_t ndim, const 
   view.offset += offset;
   rc = dlx_fill(&view, &v, &err);
   dlx_tensor_close(&view);
-  dlxl_check(L, rc, &err);
+  if (rc != 0) {
+    dlxl_closetensor(made);
+    dlxl_raise(L, &err);
+  }
 }
 
 /* dlx.eye(n[, m][, opts]): an n x m matrix (m defaults to n) with ones on the diagonal. */
@@ -159,7 +170,8 @@ static int api_eye(lua_State *L) {
   int64_t shape[2], diag, stride;
   int opts = 2;
   dlxl_placement p;
-  dlx_tensor *out;
+  dlxl_tensor *made;
+  dlx_tensor out;
   shape[0] = checkcount(L, 1, "eye");
   shape[1] = shape[0];
   if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -167,12 +179,12 @@ static int api_eye(lua_State *L) {
     opts = 3;
   }
   dlxl_checkplacement(L, opts, "eye", &p);
-  out = push_new(L, shape, 2, dtype_or(&p, DLX_FLOAT32), p.device, p.memory);
-  fill_pattern(L, out, 2, shape, out->strides, 0, 0);
+  made = push_new(L, shape, 2, dtype_or(&p, DLX_FLOAT32), p.device, p.memory, &out);
+  fill_pattern(L, &out, made, 2, shape, out.strides, 0, 0);
   diag = shape[0] < shape[1] ? shape[0] : shape[1];
   stride = shape[1] + 1;
-  if (diag > 0) fill_pattern(L, out, 1, &diag, &stride, 0, 1);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  if (diag > 0) fill_pattern(L, &out, made, 1, &diag, &stride, 0, 1);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&out));
   return 1;
 }
 
@@ -193,18 +205,21 @@ static void like_placement(lua_State *L, const dlx_tensor *t, int idx, const cha
 /* Pushes a tensor of t's shape filled with value (NULL: uninitialised). */
 static int push_like(lua_State *L, const dlx_tensor *t, const dlxl_placement *p,
                      const dlx_scalar *value) {
-  dlx_tensor *out = push_new(L, t->shape, t->ndim, (dlx_dtype)p->dtype, p->device, p->memory);
+  dlx_tensor out;
+  dlxl_tensor *made =
+      push_new(L, t->shape, t->ndim, (dlx_dtype)p->dtype, p->device, p->memory, &out);
   dlx_error err;
-  if (value != NULL && dlx_fill(out, value, &err) != 0) {
-    dlx_tensor_close(out);
+  if (value != NULL && dlx_fill(&out, value, &err) != 0) {
+    dlxl_closetensor(made);
     return dlxl_raise(L, &err);
   }
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&out));
   return 1;
 }
 
 static int make_like(lua_State *L, const char *fname, const dlx_scalar *value, int opts) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlxl_placement p;
   like_placement(L, t, opts, fname, &p);
   return push_like(L, t, &p, value);
@@ -232,16 +247,17 @@ static int api_full_like(lua_State *L) {
 
 /* ---- tril and triu */
 
-/* Zeros the columns [c0, c1) of the rows [r0, r1) of every matrix of out (its last two dims). */
-static void zero_block(lua_State *L, const dlx_tensor *out, int64_t r0, int64_t r1, int64_t c0,
-                       int64_t c1) {
+/* Zeros the columns [c0, c1) of the rows [r0, r1) of every matrix of out (its last two dims);
+ * made is out's userdata. */
+static void zero_block(lua_State *L, const dlx_tensor *out, dlxl_tensor *made, int64_t r0,
+                       int64_t r1, int64_t c0, int64_t c1) {
   int64_t shape[DLX_MAX_NDIM];
   int32_t nd = out->ndim;
   if (r1 <= r0 || c1 <= c0) return;
-  memcpy(shape, out->shape, sizeof shape);
+  memcpy(shape, out->shape, (size_t)nd * sizeof shape[0]);
   shape[nd - 2] = r1 - r0;
   shape[nd - 1] = c1 - c0;
-  fill_pattern(L, out, nd, shape, out->strides,
+  fill_pattern(L, out, made, nd, shape, out->strides,
                r0 * out->strides[nd - 2] + c0 * out->strides[nd - 1], 0);
 }
 
@@ -252,15 +268,17 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v
  * lose all or none of their columns are filled in one block, the others one row at a time. */
 static int triangle(lua_State *L, bool lower) {
   const char *fname = lower ? "tril" : "triu";
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view, out_view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view), *out;
   lua_Integer k = lua_isnoneornil(L, 2) ? 0 : dlxl_checkinteger(L, 2, "diagonal");
   int64_t rows, cols;
-  dlx_tensor *out;
+  dlxl_tensor *made;
   if (t->ndim < 2)
     return dlxl_error(L, DLX_VALUE_ERROR, "%s needs a tensor of at least 2 dims, got %d-d", fname,
                       (int)t->ndim);
-  dlxl_pushclone(L, t, t->dtype, dlx_tensor_device(t));
-  out = dlxl_totensor(L, -1);
+  dlxl_pushclone(L, lua_touserdata(L, 1), t, t->dtype, dlx_tensor_device(t));
+  made = lua_touserdata(L, -1);
+  out = dlxl_getview(made, &out_view);
   rows = out->shape[out->ndim - 2];
   cols = out->shape[out->ndim - 1];
   if (dlx_tensor_numel(out) == 0) return 1;
@@ -271,9 +289,9 @@ static int triangle(lua_State *L, bool lower) {
     if (edge == 0 || edge == cols) /* rows with the same edge form one block */
       while (next < rows && clamp(next + k + (lower ? 1 : 0), 0, cols) == edge) next++;
     if (lower)
-      zero_block(L, out, i, next, edge, cols);
+      zero_block(L, out, made, i, next, edge, cols);
     else
-      zero_block(L, out, i, next, 0, edge);
+      zero_block(L, out, made, i, next, 0, edge);
     i = next;
   }
   return 1;
