@@ -241,6 +241,12 @@ extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with o
 extern const luaL_Reg dlxl_npy_funcs[];      /* npy.c: dlx.frombuffer, save_npy, load_npy */
 extern const luaL_Reg dlxl_npy_methods[];    /* npy.c: t:tobytes() */
 extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */
+/* joining.c: dlx.cat, dlx.stack; t:split, chunk, tile, repeat_interleave */
+extern const luaL_Reg dlxl_joining_funcs[];
+extern const luaL_Reg dlxl_joining_methods[];
+/* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
+extern const luaL_Reg dlxl_construct_funcs[];
+extern const luaL_Reg dlxl_construct_methods[];
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
  * memory t is in when the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,

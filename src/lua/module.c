@@ -121,6 +121,10 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   dlxl_set_elementwise_funcs(L, state);
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_thread_funcs, 1);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_joining_funcs, 1);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_construct_funcs, 1);
   lua_setfield(L, -2, "api");
   lua_pushliteral(L, DLX_VERSION_STRING);
   lua_setfield(L, -2, "version");
