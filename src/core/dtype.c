@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static const dlx_dtype_info dtypes[DLX_NUM_DTYPES] = {
+const dlx_dtype_info dlx_dtype_table[DLX_NUM_DTYPES] = {
     [DLX_BOOL] = {"bool", {kDLBool, 8, 1}, 8, DLX_KIND_BOOL},
     [DLX_INT8] = {"int8", {kDLInt, 8, 1}, 8, DLX_KIND_INT},
     [DLX_INT16] = {"int16", {kDLInt, 16, 1}, 16, DLX_KIND_INT},
@@ -36,12 +36,10 @@ static const dlx_dtype_info dtypes[DLX_NUM_DTYPES] = {
     [DLX_FLOAT4_E2M1FN_X2] = {"float4_e2m1fn_x2", {kDLFloat4_e2m1fn, 4, 2}, 8, DLX_KIND_STORAGE},
 };
 
-const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype) { return &dtypes[dtype]; }
-
 int dlx_dtype_from_name(const char *name, dlx_dtype *out) {
   for (int i = 0; i < DLX_NUM_DTYPES; i++) {
     /* the first letter rules out most names before a call to strcmp (dlx.empty's dtype option) */
-    if (dtypes[i].name[0] == name[0] && strcmp(dtypes[i].name, name) == 0) {
+    if (dlx_dtype_table[i].name[0] == name[0] && strcmp(dlx_dtype_table[i].name, name) == 0) {
       *out = (dlx_dtype)i;
       return 0;
     }
@@ -51,7 +49,7 @@ int dlx_dtype_from_name(const char *name, dlx_dtype *out) {
 
 int dlx_dtype_from_dl(DLDataType dl, dlx_dtype *out) {
   for (int i = 0; i < DLX_NUM_DTYPES; i++) {
-    const DLDataType *d = &dtypes[i].dl;
+    const DLDataType *d = &dlx_dtype_table[i].dl;
     if (d->code == dl.code && d->bits == dl.bits && d->lanes == dl.lanes) {
       *out = (dlx_dtype)i;
       return 0;

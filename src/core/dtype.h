@@ -55,7 +55,17 @@ typedef struct dlx_dtype_info {
   dlx_kind kind;
 } dlx_dtype_info;
 
+#ifdef __OPENCL_C_VERSION__
+/* The Level Zero kernels include this header for its enums; the table is not theirs to read. */
 const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype);
+#else
+/* The table, indexed by dtype; read through dlx_dtype_info_of, which every hot path calls, so it
+ * is inline. */
+extern const dlx_dtype_info dlx_dtype_table[DLX_NUM_DTYPES];
+static inline const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype) {
+  return &dlx_dtype_table[dtype];
+}
+#endif
 /* 0 and *out on success, -1 when the name is unknown. */
 int dlx_dtype_from_name(const char *name, dlx_dtype *out);
 /* 0 and *out on success, -1 when dlx has no dtype for (code, bits, lanes). */

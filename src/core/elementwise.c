@@ -113,12 +113,6 @@ const char *dlx_ew_name(dlx_ew_op op) {
   return (unsigned)op < DLX_EW_NUM_OPS ? ops[op].name : "an op unknown to this build";
 }
 
-int dlx_ew_arity(dlx_ew_op op) {
-  if (op == DLX_EW_NAN_TO_NUM) return 4;
-  if (op >= DLX_EW_WHERE) return 3;
-  return op < DLX_EW_FIRST_UNARY ? 2 : 1;
-}
-
 dlx_dtype dlx_ew_input_dtype(dlx_ew_op op, int k, dlx_dtype compute) {
   return op == DLX_EW_WHERE && k == 0 ? DLX_BOOL : compute;
 }

@@ -105,8 +105,12 @@ typedef struct dlx_operand {
 /* "add", "floor_divide", ...: the op's name in Lua and in messages. */
 const char *dlx_ew_name(dlx_ew_op op);
 /* The number of operands: 1 for unary ops, 2 for binary ones, 3 for where, clamp and lerp, 4
- * for nan_to_num. */
-int dlx_ew_arity(dlx_ew_op op);
+ * for nan_to_num. Inline: every call of every op asks it several times. */
+static inline int dlx_ew_arity(dlx_ew_op op) {
+  if (op == DLX_EW_NAN_TO_NUM) return 4;
+  if (op >= DLX_EW_WHERE) return 3;
+  return op < DLX_EW_FIRST_UNARY ? 2 : 1;
+}
 
 /* The dtype operand k of op is converted to when the op computes in `compute`: bool for where's
  * condition, compute itself otherwise. */

@@ -11,17 +11,19 @@
 
 /* A zero size anywhere makes 0, even when the other sizes' product would overflow: an empty
  * tensor's other sizes are not bounded by any memory (permute({0, 2^62, 2^62}) is legal). */
-int64_t dlx_tensor_numel(const dlx_tensor *t) {
-  int64_t n = 1;
-  for (int32_t d = 0; d < t->ndim; d++)
-    if (t->shape[d] == 0) return 0;
-  for (int32_t d = 0; d < t->ndim; d++) n *= t->shape[d];
-  return n;
-}
-
 /* The product modulo 2^64, for strides of empty views: they address nothing, may hold any
  * value, and must not make the arithmetic undefined. */
 static int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+/* One pass: the product wraps rather than overflows before a later zero size is seen. */
+int64_t dlx_tensor_numel(const dlx_tensor *t) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0) return 0;
+    n = wrapping_mul(n, t->shape[d]);
+  }
+  return n;
+}
 
 bool dlx_tensor_is_broadcast(const dlx_tensor *t) {
   for (int32_t d = 0; d < t->ndim; d++) {
@@ -30,15 +32,17 @@ bool dlx_tensor_is_broadcast(const dlx_tensor *t) {
   return false;
 }
 
+/* One pass: a stride that differs decides only when no dim has size 0. */
 bool dlx_tensor_is_contiguous(const dlx_tensor *t) {
   int64_t expected = 1;
-  if (dlx_tensor_numel(t) == 0) return true;
+  bool strided = false;
   for (int32_t d = t->ndim - 1; d >= 0; d--) {
+    if (t->shape[d] == 0) return true;
     if (t->shape[d] == 1) continue; /* any stride is fine for a size-1 dim */
-    if (t->strides[d] != expected) return false;
-    expected *= t->shape[d];
+    if (t->strides[d] != expected) strided = true;
+    expected = wrapping_mul(expected, t->shape[d]);
   }
-  return true;
+  return !strided;
 }
 
 int64_t dlx_tensor_nbytes(const dlx_tensor *t) {
@@ -104,17 +108,22 @@ int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dt
 
 int dlx_tensor_empty_memory(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
                             DLDevice device, dlx_memory memory, dlx_error *err) {
-  dlx_tensor t;
+  dlx_buffer *buffer;
+  int64_t numel = 1;
   int rc = dlx_check_shape(shape, ndim, dtype, err);
   if (rc != 0) return rc;
-  memset(&t, 0, sizeof t);
-  t.dtype = dtype;
-  t.ndim = ndim;
-  if (ndim > 0) memcpy(t.shape, shape, (size_t)ndim * sizeof *shape); /* shape may be NULL */
-  dlx_contiguous_strides(t.shape, ndim, t.strides);
-  t.buffer = dlx_buffer_new_memory(device, (size_t)dlx_tensor_nbytes(&t), memory, err);
-  if (t.buffer == NULL) return err != NULL ? (int)err->code : DLX_MEMORY_ERROR;
-  *out = t;
+  for (int32_t d = 0; d < ndim; d++) numel = wrapping_mul(numel, shape[d]); /* checked: fits */
+  buffer =
+      dlx_buffer_new_memory(device, (size_t)((numel * dlx_dtype_bits(dtype) + 7) / 8), memory, err);
+  if (buffer == NULL) return err != NULL ? (int)err->code : DLX_MEMORY_ERROR;
+  /* only the dims in use are written: a dlx_tensor has room for DLX_MAX_NDIM */
+  if (ndim > 0) memmove(out->shape, shape, (size_t)ndim * sizeof *shape); /* may be out's */
+  dlx_contiguous_strides(out->shape, ndim, out->strides);
+  out->buffer = buffer;
+  out->dtype = dtype;
+  out->ndim = ndim;
+  out->readonly = false;
+  out->offset = 0;
   return 0;
 }
 

@@ -127,22 +127,52 @@ typedef struct dlxl_placement {
  * state's default device. */
 void dlxl_checkplacement(lua_State *L, int idx, const char *fname, dlxl_placement *out);
 
-/* ---- tensor.c: the userdata life cycle */
+/* ---- tensor.c: the userdata life cycle
+ *
+ * A tensor userdata holds a view's fields, then its shape and strides for the dims it was made
+ * with room for: a dlx_tensor reserves DLX_MAX_NDIM of each (over 500 bytes), and a userdata of
+ * that size for every small temporary is memory the collector counts, paces itself by and
+ * sweeps. Core calls take a dlx_tensor: dlxl_getview copies a userdata into one, a borrowed view
+ * (no reference of its own) that stays valid while the userdata is open and on the stack (an
+ * open userdata's fields never change); dlxl_settensor moves a core result into a userdata. */
+typedef struct dlxl_tensor {
+  dlx_buffer *buffer; /* one reference; NULL for a closed tensor */
+  dlx_dtype dtype;
+  int32_t ndim;
+  int32_t room; /* the dims there is space for */
+  bool readonly;
+  int64_t offset;
+  int64_t dims[]; /* shape in dims[0..ndim), strides in dims[room..room + ndim) */
+} dlxl_tensor;
+
 /* Opens the metatable (state: the stack index of the state userdata) and leaves the stack as it
  * was. */
 void dlxl_open_tensor(lua_State *L, int state);
-/* Pushes a new closed tensor (metatable set, no buffer): fill it in place after a core call.
- * Loads dlx.core first when a host calls in before require "dlx". */
-dlx_tensor *dlxl_newtensor(lua_State *L);
-/* The tensor at idx (open or closed), or NULL when the value is not a tensor. */
-dlx_tensor *dlxl_totensor(lua_State *L, int idx);
-/* An open tensor, or raises (TypeError for other values, ValueError for a closed tensor). */
-dlx_tensor *dlxl_checktensor(lua_State *L, int idx);
-/* t itself when it is open, else raises the ValueError of a closed tensor: for a value already
+/* Pushes a new closed tensor (metatable set, no buffer) with room for `room` dims (at most
+ * DLX_MAX_NDIM): fill it with dlxl_settensor after a core call, which must make at most that
+ * many dims. Loads dlx.core first when a host calls in before require "dlx". */
+dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room);
+/* Moves t (and its reference) into the closed userdata u. A t of more dims than u has room for
+ * is a bug of the caller: t is released and an error raised. */
+void dlxl_settensor(lua_State *L, dlxl_tensor *u, const dlx_tensor *t);
+/* Fills *view with u's fields (borrowed: see above) and returns view. */
+const dlx_tensor *dlxl_getview(const dlxl_tensor *u, dlx_tensor *view);
+/* Drops the userdata's reference; idempotent. */
+void dlxl_closetensor(dlxl_tensor *u);
+/* The tensor userdata at idx (open or closed), or NULL when the value is not a tensor. */
+dlxl_tensor *dlxl_totensor(lua_State *L, int idx);
+/* The same for a C function of dlx.core that already has its state s (not NULL). */
+dlxl_tensor *dlxl_totensor_in(lua_State *L, const dlxl_state *s, int idx);
+/* An open tensor as a view in *view (returned), or raises (TypeError for other values,
+ * ValueError for a closed tensor). */
+const dlx_tensor *dlxl_checktensor(lua_State *L, int idx, dlx_tensor *view);
+/* u itself when it is open, else raises the ValueError of a closed tensor: for a value already
  * known to be a tensor, without a second look at its metatable. */
-dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t);
+dlxl_tensor *dlxl_checkopen(lua_State *L, dlxl_tensor *u);
 /* Tells the collector that nbytes outside the Lua heap are now held. */
 void dlxl_gcdebt(lua_State *L, int64_t nbytes);
+/* The same for a C function of dlx.core that already has its state s. */
+void dlxl_gcdebt_in(lua_State *L, dlxl_state *s, int64_t nbytes);
 
 /* ---- values.c: Lua values <-> dlx_scalar and nested tables */
 void dlxl_checkscalar(lua_State *L, int idx, dlx_scalar *out);
@@ -179,7 +209,7 @@ dlxl_capsule *dlxl_tocapsule(lua_State *L, int idx);
 /* Calls the (possibly NULL) deleter of a managed tensor; ptr may be NULL. */
 void dlxl_delete_managed(void *ptr, bool versioned);
 /* Consumes the capsule and pushes the imported tensor. */
-dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *capsule);
+dlxl_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *capsule);
 extern const luaL_Reg dlxl_capsule_funcs[];
 
 /* ---- stream.c: streams of devices whose backend has them (dlx.stream, dlx.current_stream) */
@@ -196,7 +226,7 @@ extern const luaL_Reg dlxl_memory_funcs[];
  * tensors nothing references and every backend's cache was emptied. src, the call's tensor
  * argument (or NULL), is checked again, since a finalizer may have closed it (ValueError).
  *   do rc = dlx_reduce(&made, ..., &err); while (dlxl_reclaim(L, rc, &retried, t)); */
-bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlx_tensor *src);
+bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlxl_tensor *src);
 
 /* ---- the other function and method tables */
 extern const luaL_Reg dlxl_create_funcs[];   /* create.c */
@@ -213,9 +243,16 @@ extern const luaL_Reg dlxl_npy_methods[];    /* npy.c: t:tobytes() */
 extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */
 extern const luaL_Reg dlxl_random_funcs[];   /* random.c: dlx.manual_seed, Generator, rand, ... */
 extern const luaL_Reg dlxl_random_methods[]; /* random.c: t:uniform_, t:normal_ */
-/* copies.c: pushes a C-contiguous copy of t as dtype on device, in the kind of memory t is in when
- * the device is t's. */
-int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device);
+/* joining.c: dlx.cat, dlx.stack; t:split, chunk, tile, repeat_interleave */
+extern const luaL_Reg dlxl_joining_funcs[];
+extern const luaL_Reg dlxl_joining_methods[];
+/* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
+extern const luaL_Reg dlxl_construct_funcs[];
+extern const luaL_Reg dlxl_construct_methods[];
+/* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
+ * memory t is in when the device is t's. */
+int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
+                   DLDevice device);
 
 /* ---- capi.c, borrow.c, exchange.c: the host C API of dlx.h, which never raises */
 /* Publishes the dlx_capi tables and the exchange table (registry, tensor metatable). */

@@ -35,12 +35,13 @@ typedef struct borrow_request {
 /* The userdata first, then the loan, then the import: a failure at any step leaves nothing. */
 static int push_borrowed_protected(lua_State *L) {
   const borrow_request *req = lua_touserdata(L, 1);
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_borrow *loan;
   dlx_error err;
   if (req->dl == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "NULL DLTensor");
   if (req->loan == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "loan must not be NULL");
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, req->dl->ndim);
   loan = dlx_malloc(sizeof *loan);
   if (loan == NULL) return dlxl_error(L, DLX_MEMORY_ERROR, "out of memory lending a tensor");
   atomic_init(&loan->refs, 2);
@@ -51,7 +52,7 @@ static int push_borrowed_protected(lua_State *L) {
     return dlxl_raise(L, &err);
   }
   made.buffer->revoked = &loan->revoked;
-  *out = made;
+  dlxl_settensor(L, out, &made);
   *req->loan = loan;
   return 1;
 }
@@ -94,15 +95,16 @@ typedef struct give_request {
 
 static int push_tensor_protected(lua_State *L) {
   give_request *req = lua_touserdata(L, 1);
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, req->dl.ndim);
   if (dlx_import_dltensor(&req->dl, req->flags, release_host_tensor, req->ctx, &made, &err) != 0)
     return dlxl_raise(L, &err);
   made.buffer->owner_free = req->deleter;
   req->taken = true;
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 

@@ -165,9 +165,10 @@ static void hand_over_imported(lua_State *L, dlxl_capsule *c, const export_reque
   DLManagedTensorVersioned *versioned;
   DLManagedTensor *legacy;
   dlx_error err;
-  dlx_tensor *t = dlxl_importcapsule(L, c);
-  int rc = dlx_export(t, &req->opts, &versioned, &legacy, &err);
-  dlx_tensor_close(t); /* the export holds its own reference */
+  dlxl_tensor *u = dlxl_importcapsule(L, c);
+  dlx_tensor view;
+  int rc = dlx_export(dlxl_getview(u, &view), &req->opts, &versioned, &legacy, &err);
+  dlxl_closetensor(u); /* the export holds its own reference */
   dlxl_check(L, rc, &err);
   if (req->versioned)
     *req->versioned_out = versioned;
@@ -186,8 +187,9 @@ static void export_capsule(lua_State *L, dlxl_capsule *c, const export_request *
     hand_over_imported(L, c, req);
 }
 
-/* Calls require("dlx").from_dlpack(value at idx) and leaves the tensor on the stack. */
-static const dlx_tensor *from_dlpack(lua_State *L, int idx) {
+/* Calls require("dlx").from_dlpack(value at idx) and leaves the tensor on the stack; returns it
+ * as a view in *view. */
+static const dlx_tensor *from_dlpack(lua_State *L, int idx, dlx_tensor *view) {
   if (lua_getglobal(L, "require") != LUA_TFUNCTION)
     dlxl_error(L, DLX_TYPE_ERROR,
                "exporting a value with a __dlpack method needs require "
@@ -197,7 +199,7 @@ static const dlx_tensor *from_dlpack(lua_State *L, int idx) {
   lua_getfield(L, -1, "from_dlpack");
   lua_pushvalue(L, idx);
   lua_call(L, 1, 1);
-  return dlxl_checktensor(L, -1);
+  return dlxl_checktensor(L, -1, view);
 }
 
 /* A table or an indexable userdata whose __dlpack is a function. */
@@ -220,16 +222,17 @@ static bool has_dlpack_method(lua_State *L, int idx) {
 static int to_dlpack_protected(lua_State *L) {
   export_request *req = lua_touserdata(L, 2);
   dlxl_capsule *c;
-  dlx_tensor *t;
+  dlxl_tensor *u;
+  dlx_tensor view;
   if (req->versioned ? req->versioned_out == NULL : req->legacy_out == NULL)
     return dlxl_error(L, DLX_VALUE_ERROR, "out must not be NULL");
   read_host_opts(L, req);
-  if ((t = dlxl_totensor(L, 1)) != NULL) {
-    export_tensor(L, dlxl_checkopen(L, t), req);
+  if ((u = dlxl_totensor(L, 1)) != NULL) {
+    export_tensor(L, dlxl_getview(dlxl_checkopen(L, u), &view), req);
   } else if ((c = dlxl_tocapsule(L, 1)) != NULL) {
     export_capsule(L, c, req);
   } else if (has_dlpack_method(L, 1)) {
-    export_tensor(L, from_dlpack(L, 1), req);
+    export_tensor(L, from_dlpack(L, 1, &view), req);
   } else {
     dlxl_error(L, DLX_TYPE_ERROR,
                "cannot export %s through DLPack (expected a tensor, a capsule "
@@ -279,7 +282,7 @@ int dlxl_to_dlpack_nosync(lua_State *L, int idx, DLManagedTensorVersioned **out)
 /* ---- a borrowed view, for hosts that read a tensor in place: no pcall, no allocation */
 
 DLXL_PUBLIC int dlx_tensor_view(lua_State *L, int idx, DLTensor *out) {
-  const dlx_tensor *t;
+  const dlxl_tensor *t;
   int bits;
   if (!lua_checkstack(L, 2)) return DLX_MEMORY_ERROR; /* luaL_testudata pushes two values */
   t = luaL_testudata(L, idx, DLXL_TENSOR);
@@ -302,8 +305,8 @@ DLXL_PUBLIC int dlx_tensor_view(lua_State *L, int idx, DLTensor *out) {
   out->device = t->buffer->device;
   out->ndim = t->ndim;
   out->dtype = dlx_dtype_info_of(t->dtype)->dl;
-  out->shape = t->ndim > 0 ? (int64_t *)t->shape : NULL;
-  out->strides = t->ndim > 0 ? (int64_t *)t->strides : NULL;
+  out->shape = t->ndim > 0 ? (int64_t *)t->dims : NULL;
+  out->strides = t->ndim > 0 ? (int64_t *)(t->dims + t->room) : NULL;
   out->byte_offset = (uint64_t)(t->offset * bits / 8);
   return DLX_OK;
 }

@@ -124,22 +124,30 @@ void dlxl_open_capsule(lua_State *L, int state) {
   lua_setiuservalue(L, state, DLXL_UV_CAPSULE_MT);
 }
 
-dlx_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {
-  dlx_tensor *out, made;
+/* The ndim the managed tensor claims (the import checks it): the room its userdata needs. */
+static int32_t managed_ndim(const void *ptr, bool versioned) {
+  return versioned ? ((const DLManagedTensorVersioned *)ptr)->dl_tensor.ndim
+                   : ((const DLManagedTensor *)ptr)->dl_tensor.ndim;
+}
+
+dlxl_tensor *dlxl_importcapsule(lua_State *L, dlxl_capsule *c) {
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   void *ptr = c->ptr;
   int rc;
   if (c->used || ptr == NULL) dlxl_error(L, DLX_VALUE_ERROR, "capsule already consumed");
-  out = dlxl_newtensor(L); /* may raise: the capsule still owns the tensor */
-  c->used = true;          /* from here on the import owns it, whatever happens */
+  /* may raise: the capsule still owns the tensor */
+  out = dlxl_newtensor(L, managed_ndim(ptr, c->versioned));
+  c->used = true; /* from here on the import owns it, whatever happens */
   c->ptr = NULL;
   if (c->versioned)
     rc = dlx_import_versioned(ptr, &made, &err);
   else
     rc = dlx_import_legacy(ptr, &made, &err);
   dlxl_check(L, rc, &err); /* on failure the deleter has run */
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return out;
 }
 

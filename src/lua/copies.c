@@ -3,44 +3,51 @@
 
 #include "lua/binding.h"
 
-/* Pushes a new C-contiguous copy of t as dtype on device, in memory of that kind. */
-static int push_clone_in(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device,
-                         dlx_memory memory) {
-  dlx_tensor *out = dlxl_newtensor(L), made;
+/* Pushes a new C-contiguous copy of t (a view of u) as dtype on device, in memory of that kind. */
+static int push_clone_in(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
+                         DLDevice device, dlx_memory memory) {
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_clone_as_memory(&made, t, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, u));
   dlxl_check(L, rc, &err);
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
 /* The same in the kind of memory t is in (a clone of a shared USM tensor is shared too). */
-int dlxl_pushclone(lua_State *L, const dlx_tensor *t, dlx_dtype dtype, DLDevice device) {
+int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
+                   DLDevice device) {
   dlx_memory memory =
       dlx_device_equal(device, dlx_tensor_device(t)) ? dlx_tensor_memory(t) : DLX_MEMORY_DEFAULT;
-  return push_clone_in(L, t, dtype, device, memory);
+  return push_clone_in(L, u, t, dtype, device, memory);
 }
 
 static int tensor_clone(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  return dlxl_pushclone(L, t, t->dtype, dlx_tensor_device(t));
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  return dlxl_pushclone(L, lua_touserdata(L, 1), t, t->dtype, dlx_tensor_device(t));
 }
 
 /* t:contiguous(): t itself when it is already C-contiguous. */
 static int tensor_contiguous(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  if (!dlx_tensor_is_contiguous(t)) return dlxl_pushclone(L, t, t->dtype, dlx_tensor_device(t));
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  if (!dlx_tensor_is_contiguous(t))
+    return dlxl_pushclone(L, lua_touserdata(L, 1), t, t->dtype, dlx_tensor_device(t));
   lua_settop(L, 1);
   return 1;
 }
 
 static int tensor_astype(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  return dlxl_pushclone(L, t, dlxl_checkdtype(L, 2, -1), dlx_tensor_device(t));
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  return dlxl_pushclone(L, lua_touserdata(L, 1), t, dlxl_checkdtype(L, 2, -1),
+                        dlx_tensor_device(t));
 }
 
 /* The request of t:to(...): a dtype name, a device spec, or opts {dtype =, device =, usm =,
@@ -98,15 +105,17 @@ static void read_target(lua_State *L, int idx, target *to) {
 /* t:to(spec_or_opts): t itself when neither dtype, device nor kind of memory changes, unless
  * copy = true. */
 static int tensor_to(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   target to = {t->dtype, dlx_tensor_device(t), DLX_MEMORY_DEFAULT, false};
   bool same;
   read_target(L, 2, &to);
   same = to.dtype == t->dtype && dlx_device_equal(to.device, dlx_tensor_device(t)) &&
          (to.memory == DLX_MEMORY_DEFAULT || to.memory == dlx_tensor_memory(t));
   if (to.copy || !same) {
-    if (to.memory == DLX_MEMORY_DEFAULT) return dlxl_pushclone(L, t, to.dtype, to.device);
-    return push_clone_in(L, t, to.dtype, to.device, to.memory);
+    if (to.memory == DLX_MEMORY_DEFAULT)
+      return dlxl_pushclone(L, lua_touserdata(L, 1), t, to.dtype, to.device);
+    return push_clone_in(L, lua_touserdata(L, 1), t, to.dtype, to.device, to.memory);
   }
   lua_settop(L, 1);
   return 1;
@@ -114,21 +123,23 @@ static int tensor_to(lua_State *L) {
 
 /* t:copy_(src): src broadcast, cast and moved into t; returns t. */
 static int tensor_copy_(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  dlx_tensor *src = dlxl_totensor(L, 2);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  dlxl_tensor *src = dlxl_totensor(L, 2);
+  dlx_tensor src_view;
   dlx_error err;
   if (src == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "copy_ takes a source tensor, got %s",
                       dlxl_typename(L, 2));
-  dlxl_checkopen(L, src);
-  dlxl_check(L, dlx_copy(t, src, &err), &err);
+  dlxl_check(L, dlx_copy(t, dlxl_getview(dlxl_checkopen(L, src), &src_view), &err), &err);
   lua_settop(L, 1);
   return 1;
 }
 
 /* t:fill_(value): returns t. */
 static int tensor_fill_(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlx_scalar value;
   dlx_error err;
   dlxl_checkscalar(L, 2, &value);

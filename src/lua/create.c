@@ -7,36 +7,39 @@
 
 #include "lua/binding.h"
 
-/* Pushes a new uninitialised tensor of the given shape and returns it; the caller reports it to
- * the collector once it is filled. */
-static dlx_tensor *push_empty_shape(lua_State *L, const int64_t *shape, int32_t ndim,
-                                    dlx_dtype dtype, DLDevice device, dlx_memory memory) {
-  dlx_tensor *out = dlxl_newtensor(L);
+/* Pushes a new uninitialised tensor of the given shape and returns it as a view in *view; the
+ * caller reports it to the collector once it is filled. */
+static const dlx_tensor *push_empty_shape(lua_State *L, const int64_t *shape, int32_t ndim,
+                                          dlx_dtype dtype, DLDevice device, dlx_memory memory,
+                                          dlx_tensor *view) {
+  dlxl_tensor *out = dlxl_newtensor(L, ndim);
   dlx_error err;
   bool retried = false;
   int rc;
-  /* out is written only on success: after a failure it is still a closed tensor */
-  do rc = dlx_tensor_empty_memory(out, shape, ndim, dtype, device, memory, &err);
+  /* view is written only on success: after a failure out is still a closed tensor */
+  do rc = dlx_tensor_empty_memory(view, shape, ndim, dtype, device, memory, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  return out;
+  dlxl_settensor(L, out, view);
+  return view;
 }
 
 /* The same with the shape at idx. */
-static dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
-                              dlx_memory memory) {
+static const dlx_tensor *push_empty(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
+                                    dlx_memory memory, dlx_tensor *view) {
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, idx, shape, false);
-  return push_empty_shape(L, shape, ndim, dtype, device, memory);
+  return push_empty_shape(L, shape, ndim, dtype, device, memory, view);
 }
 
 /* Pushes a new tensor filled with value; frees it at once when the fill fails. */
 static int push_full(lua_State *L, int shape_idx, const dlx_scalar *value, dlx_dtype dtype,
                      DLDevice device, dlx_memory memory) {
-  dlx_tensor *out = push_empty(L, shape_idx, dtype, device, memory);
+  dlx_tensor view;
+  const dlx_tensor *out = push_empty(L, shape_idx, dtype, device, memory, &view);
   dlx_error err;
   if (dlx_fill(out, value, &err) != 0) {
-    dlx_tensor_close(out);
+    dlxl_closetensor(lua_touserdata(L, -1));
     return dlxl_raise(L, &err);
   }
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
@@ -87,7 +90,8 @@ static dlx_dtype dtype_or(const dlxl_placement *p, dlx_dtype def) {
 }
 
 static int make_empty(lua_State *L, const dlxl_placement *p) {
-  dlx_tensor *out = push_empty(L, 1, dtype_or(p, DLX_FLOAT32), p->device, p->memory);
+  dlx_tensor view;
+  const dlx_tensor *out = push_empty(L, 1, dtype_or(p, DLX_FLOAT32), p->device, p->memory, &view);
   dlxl_gcdebt(L, dlx_tensor_nbytes(out));
   return 1;
 }
@@ -188,13 +192,13 @@ static int64_t integer_length(lua_State *L, int64_t start, int64_t stop, int64_t
   return (int64_t)count;
 }
 
-static void fill_integers(dlx_tensor *t, int64_t start, int64_t step) {
+static void fill_integers(const dlx_tensor *t, int64_t start, int64_t step) {
   int64_t *p = dlxl_hostdata(t), n = dlx_tensor_numel(t);
   uint64_t value = (uint64_t)start; /* wraps instead of overflowing, like the cast would */
   for (int64_t i = 0; i < n; i++, value += (uint64_t)step) p[i] = (int64_t)value;
 }
 
-static void fill_floats(dlx_tensor *t, double start, double step) {
+static void fill_floats(const dlx_tensor *t, double start, double step) {
   double *p = dlxl_hostdata(t);
   int64_t n = dlx_tensor_numel(t);
   for (int64_t i = 0; i < n; i++) p[i] = start + (double)i * step;
@@ -226,15 +230,16 @@ static int push_arange(lua_State *L, bound start, bound stop, bound step, const 
   DLDevice cpu = {kDLCPU, 0};
   bool integers = start.integer && stop.integer && step.integer;
   dlx_dtype dtype = dtype_or(p, integers ? DLX_INT64 : DLX_FLOAT32);
-  dlx_tensor *host;
+  dlx_tensor view;
+  const dlx_tensor *host;
   int64_t length;
   if (step.f == 0) return dlxl_error(L, DLX_VALUE_ERROR, "arange step must not be 0");
   if (integers)
     length = integer_length(L, start.i, stop.i, step.i);
   else
     length = checklength(L, ceil((stop.f - start.f) / step.f));
-  host =
-      push_empty_shape(L, &length, 1, integers ? DLX_INT64 : DLX_FLOAT64, cpu, DLX_MEMORY_DEFAULT);
+  host = push_empty_shape(L, &length, 1, integers ? DLX_INT64 : DLX_FLOAT64, cpu,
+                          DLX_MEMORY_DEFAULT, &view);
   if (integers)
     fill_integers(host, start.i, step.i);
   else

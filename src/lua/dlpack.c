@@ -114,9 +114,9 @@ static void read_export_options(lua_State *L, int idx, const dlx_tensor *t,
   if (others != 0) dlxl_checkoptions(L, idx, "__dlpack", known, found);
 }
 
-/* Exports t into the fresh capsule c. */
-static void export_into(lua_State *L, const dlx_tensor *t, const dlx_export_options *opts,
-                        dlxl_capsule *c) {
+/* Exports t (a view of u) into the fresh capsule c. */
+static void export_into(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t,
+                        const dlx_export_options *opts, dlxl_capsule *c) {
   DLManagedTensorVersioned *versioned = NULL;
   DLManagedTensor *legacy = NULL;
   const DLTensor *dl;
@@ -124,7 +124,7 @@ static void export_into(lua_State *L, const dlx_tensor *t, const dlx_export_opti
   bool retried = false;
   int rc;
   do rc = dlx_export(t, opts, &versioned, &legacy, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, u));
   dlxl_check(L, rc, &err);
   c->versioned = versioned != NULL;
   c->ptr = versioned != NULL ? (void *)versioned : (void *)legacy;
@@ -133,17 +133,18 @@ static void export_into(lua_State *L, const dlx_tensor *t, const dlx_export_opti
 }
 
 static int tensor_dlpack(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlx_export_options opts;
   read_export_options(L, 2, t, &opts);
-  export_into(L, t, &opts, dlxl_newcapsule(L));
+  export_into(L, lua_touserdata(L, 1), t, &opts, dlxl_newcapsule(L));
   return 1;
 }
 
 /* t:__dlpack_device() -> device_type, device_id */
 static int tensor_dlpack_device(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  DLDevice device = dlx_tensor_device(t);
+  dlx_tensor view;
+  DLDevice device = dlx_tensor_device(dlxl_checktensor(L, 1, &view));
   lua_pushinteger(L, device.device_type);
   lua_pushinteger(L, device.device_id);
   return 2;
@@ -185,11 +186,12 @@ static void read_consume_options(lua_State *L, int idx, consume_options *opts) {
 
 /* Pushes a copy of t on device, in the default kind of memory, as an export with a copy makes. */
 static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_clone_as(&made, t, t->dtype, device, &err), &err);
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
@@ -197,19 +199,22 @@ static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
  * capsule. The export copies where dlx_export_copy_reason says so (a borrowed tensor, another
  * device, a view that starts inside a byte); it shares the buffer otherwise. Both ends are this
  * thread, whose current stream orders the work of each, so there is no stream to synchronise. */
-static int consume_tensor(lua_State *L, const dlx_tensor *t, const consume_options *opts) {
+static int consume_tensor(lua_State *L, const dlxl_tensor *u, const consume_options *opts) {
+  dlx_tensor view, shared;
+  const dlx_tensor *t = dlxl_getview(u, &view);
   DLDevice target = opts->has_target ? opts->target : dlx_tensor_device(t);
   const char *reason = dlx_export_copy_reason(t, target);
-  dlx_tensor *out;
+  dlxl_tensor *out;
   dlx_error err;
   dlxl_check(L, dlx_buffer_check(t->buffer, &err), &err); /* a borrowed tensor whose loan ended */
   if (reason != NULL && opts->copy == 0)
     return dlxl_error(L, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
   if (reason != NULL || opts->copy == 1) return push_copy(L, t, target);
-  out = dlxl_newtensor(L);
-  dlx_tensor_share(out, t); /* no new memory: nothing to tell the collector */
+  out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor_share(&shared, t); /* no new memory: nothing to tell the collector */
   /* as an export and import would give it: a broadcast view travels READ_ONLY */
-  if (dlx_tensor_is_broadcast(t)) out->readonly = true;
+  if (dlx_tensor_is_broadcast(t)) shared.readonly = true;
+  dlxl_settensor(L, out, &shared);
   return 1;
 }
 
@@ -224,18 +229,21 @@ static bool flagged_copied(const dlxl_capsule *c) {
 static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options *opts,
                            bool from_producer) {
   bool copied = flagged_copied(c);
-  dlx_tensor *t;
+  dlxl_tensor *u;
+  dlx_tensor view;
+  const dlx_tensor *t;
   DLDevice source;
   char from[48], to[48];
   if (copied && opts->copy == 0)
     return dlxl_error(L, DLX_BUFFER_ERROR,
                       "from_dlpack: the capsule is flagged IS_COPIED (the producer copied the "
                       "data), but copy = false");
-  t = dlxl_importcapsule(L, c);
+  u = dlxl_importcapsule(L, c);
+  t = dlxl_getview(u, &view);
   source = dlx_tensor_device(t);
   if (opts->has_target && !dlx_device_equal(source, opts->target)) {
     if (opts->copy == 0) {
-      dlx_tensor_close(t);
+      dlxl_closetensor(u);
       return dlxl_error(L, DLX_BUFFER_ERROR,
                         "from_dlpack: the tensor is on %s, and moving it to %s needs a copy, "
                         "but copy = false",
@@ -245,8 +253,8 @@ static int consume_capsule(lua_State *L, dlxl_capsule *c, const consume_options 
   } else if (opts->copy != 1 || (copied && from_producer)) {
     return 1;
   }
-  dlxl_pushclone(L, t, t->dtype, opts->has_target ? opts->target : source);
-  dlx_tensor_close(t);
+  dlxl_pushclone(L, u, t, t->dtype, opts->has_target ? opts->target : source);
+  dlxl_closetensor(u);
   return 1;
 }
 

@@ -12,61 +12,85 @@
 
 static dlx_ew_op op_of(lua_State *L) { return (dlx_ew_op)lua_tointeger(L, lua_upvalueindex(2)); }
 
-/* The operand at idx: a tensor, or a weak scalar. */
-static void check_operand(lua_State *L, int idx, dlx_ew_op op, dlx_operand *o) {
-  dlx_tensor *t = dlxl_totensor(L, idx);
-  o->tensor = NULL;
-  if (t != NULL) {
-    o->tensor = dlxl_checkopen(L, t);
+/* An op and its operands, as the core takes them: a tensor operand is a view of its userdata. */
+typedef struct call {
+  dlx_ew_op op;
+  int32_t ndim; /* the most dims of a tensor operand: the result's */
+  dlx_operand in[DLX_EW_MAX_INPUTS];
+  const dlxl_tensor *userdata[DLX_EW_MAX_INPUTS]; /* of the tensor operands, else NULL */
+  dlx_tensor views[DLX_EW_MAX_INPUTS];
+} call;
+
+/* A call of op with no operands read yet (the views are left as they are: they are large). */
+static void call_init(call *c, dlx_ew_op op) {
+  c->op = op;
+  c->ndim = 0;
+  for (int k = 0; k < DLX_EW_MAX_INPUTS; k++) {
+    c->in[k].tensor = NULL;
+    c->userdata[k] = NULL;
+  }
+}
+
+/* Operand k is the open tensor u. */
+static void set_tensor(call *c, int k, const dlxl_tensor *u) {
+  c->userdata[k] = u;
+  c->in[k].tensor = dlxl_getview(u, &c->views[k]);
+  if (u->ndim > c->ndim) c->ndim = u->ndim;
+}
+
+/* Operand k, at idx: a tensor, or a weak scalar. */
+static void check_operand(lua_State *L, const dlxl_state *s, int idx, call *c, int k) {
+  dlxl_tensor *u = dlxl_totensor_in(L, s, idx);
+  if (u != NULL) {
+    set_tensor(c, k, dlxl_checkopen(L, u));
     return;
   }
   switch (lua_type(L, idx)) {
   case LUA_TNUMBER:
   case LUA_TBOOLEAN:
   case LUA_TTABLE:
-    dlxl_checkscalar(L, idx, &o->scalar);
+    dlxl_checkscalar(L, idx, &c->in[k].scalar);
     return;
   default:
     dlxl_error(L, DLX_TYPE_ERROR,
                "%s: expected a tensor, a number, a boolean or a complex table {re =, im =}, "
                "got %s",
-               dlx_ew_name(op), dlxl_typename(L, idx));
+               dlx_ew_name(c->op), dlxl_typename(L, idx));
   }
 }
 
-/* The first tensor among the operands, checked again after a collection (dlxl_reclaim). */
-static const dlx_tensor *first_tensor(const dlx_operand *in, int count) {
-  for (int k = 0; k < count; k++)
-    if (in[k].tensor != NULL) return in[k].tensor;
-  return NULL;
+/* After a collection (dlxl_reclaim) ran finalizers, every tensor operand must still be open. */
+static bool reclaim(lua_State *L, int rc, bool *retried, const call *c, const dlxl_tensor *dst) {
+  if (!dlxl_reclaim(L, rc, retried, dst)) return false;
+  for (int k = 0; k < DLX_EW_MAX_INPUTS; k++)
+    if (c->userdata[k] != NULL) dlxl_checkopen(L, (dlxl_tensor *)c->userdata[k]);
+  return true;
 }
-
-/* An op and its operands, as the core takes them. */
-typedef struct call {
-  dlx_ew_op op;
-  dlx_operand in[DLX_EW_MAX_INPUTS];
-} call;
 
 /* Pushes the call's result as a new tensor. */
 static int push_result(lua_State *L, const call *c) {
-  dlx_tensor *out = dlxl_newtensor(L); /* dlx_elementwise_n leaves it closed when it fails */
+  dlxl_tensor *out = dlxl_newtensor(L, c->ndim);
+  dlxl_state *s = dlxl_upstate(L);
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_elementwise_n(c->op, c->in, NULL, out, &err);
-  while (dlxl_reclaim(L, rc, &retried, first_tensor(c->in, dlx_ew_arity(c->op))));
+  do rc = dlx_elementwise_n(c->op, c->in, NULL, &made, &err);
+  while (reclaim(L, rc, &retried, c, NULL));
   dlxl_check(L, rc, &err);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt_in(L, s, dlx_tensor_nbytes(&made));
   return 1;
 }
 
-/* Writes the call's result into dst, the value at dst_idx, and returns it. */
+/* Writes the call's result into dst (a view of the userdata at dst_idx) and returns it. */
 static int write_result(lua_State *L, const call *c, const dlx_tensor *dst, int dst_idx) {
+  const dlxl_tensor *u = lua_touserdata(L, dst_idx);
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_elementwise_n(c->op, c->in, dst, NULL, &err);
-  while (dlxl_reclaim(L, rc, &retried, dst));
+  while (reclaim(L, rc, &retried, c, u));
   dlxl_check(L, rc, &err);
   lua_pushvalue(L, dst_idx);
   return 1;
@@ -84,17 +108,26 @@ static void resolve_clamp(lua_State *L, call *c, int lo_idx) {
   }
 }
 
+/* Operand 0, at idx: it must be a tensor. */
+static void check_self(lua_State *L, const dlxl_state *s, int idx, call *c) {
+  dlxl_tensor *u = dlxl_totensor_in(L, s, idx);
+  if (u == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
+  set_tensor(c, 0, dlxl_checkopen(L, u));
+}
+
 /* Reads the operands from idx on into c (the first is the tensor at 1 when `self`); returns the
  * index after them. */
 static int check_operands(lua_State *L, call *c, int idx, bool self) {
+  const dlxl_state *s = dlxl_upstate(L);
   int arity = dlx_ew_arity(c->op);
   for (int k = 0; k < arity; k++, idx++) {
-    if (k == 0 && self)
-      c->in[0].tensor = dlxl_checktensor(L, idx);
-    else if (c->op == DLX_EW_CLAMP && k > 0 && lua_isnoneornil(L, idx))
+    if (k == 0 && self) {
+      check_self(L, s, idx, c);
+    } else if (c->op == DLX_EW_CLAMP && k > 0 && lua_isnoneornil(L, idx)) {
       c->in[k].tensor = NULL; /* resolve_clamp replaces the op */
-    else
-      check_operand(L, idx, c->op, &c->in[k]);
+    } else {
+      check_operand(L, s, idx, c, k);
+    }
   }
   if (c->op == DLX_EW_CLAMP) resolve_clamp(L, c, idx - 2);
   return idx;
@@ -102,24 +135,27 @@ static int check_operands(lua_State *L, call *c, int idx, bool self) {
 
 /* t:add(b) */
 static int ew_method(lua_State *L) {
-  call c = {.op = op_of(L)};
+  call c;
+  call_init(&c, op_of(L));
   check_operands(L, &c, 1, true);
   return push_result(L, &c);
 }
 
 /* t:add_(b): t = t + b, returns t */
 static int ew_inplace(lua_State *L) {
-  call c = {.op = op_of(L)};
+  call c;
+  call_init(&c, op_of(L));
   check_operands(L, &c, 1, true);
   return write_result(L, &c, c.in[0].tensor, 1);
 }
 
 /* Reads {out =} (and the other known keys) of the options at idx of function fname: pushes the
- * values of the count keys; returns the out tensor or NULL. */
+ * values of the count keys; returns the out tensor (a view in *view, its userdata at the stack
+ * index top - count + 1) or NULL. */
 static const dlx_tensor *check_out(lua_State *L, int idx, const char *fname,
-                                   const char *const *known, int count) {
+                                   const char *const *known, int count, dlx_tensor *view) {
   int others = dlxl_pushoptions(L, idx, known, count), found = 0, top = lua_gettop(L);
-  const dlx_tensor *dst;
+  dlxl_tensor *dst;
   for (int i = 0; i < count; i++) found += !lua_isnil(L, top - count + 1 + i);
   if (others != 0) dlxl_checkoptions(L, idx, fname, known, found);
   if (lua_isnil(L, top - count + 1)) return NULL; /* out is the first key */
@@ -127,29 +163,34 @@ static const dlx_tensor *check_out(lua_State *L, int idx, const char *fname,
   if (dst == NULL)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: out must be a tensor, not a %s", fname,
                dlxl_typename(L, top - count + 1));
-  return dlxl_checkopen(L, (dlx_tensor *)dst);
+  return dlxl_getview(dlxl_checkopen(L, dst), view);
 }
 
 static const char *const function_options[] = {"out", NULL};
 
 /* dlx.add(a, b[, {out = c}]) */
 static int ew_function(lua_State *L) {
-  call c = {.op = op_of(L)};
-  const char *name = dlx_ew_name(c.op);
-  int opts = check_operands(L, &c, 1, false);
+  call c;
+  const char *name;
+  int opts;
+  dlx_tensor view;
   const dlx_tensor *dst;
+  call_init(&c, op_of(L));
+  name = dlx_ew_name(c.op);
+  opts = check_operands(L, &c, 1, false);
   if (lua_isnoneornil(L, opts)) return push_result(L, &c);
   if (lua_type(L, opts) != LUA_TTABLE)
     return dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {out =}, not a %s", name,
                       dlxl_typename(L, opts));
-  dst = check_out(L, opts, name, function_options, 1);
+  dst = check_out(L, opts, name, function_options, 1, &view);
   if (dst == NULL) return push_result(L, &c);
   return write_result(L, &c, dst, lua_gettop(L));
 }
 
 /* The operators: Lua passes both operands (a unary operator gets its operand twice). */
 static int ew_operator(lua_State *L) {
-  call c = {.op = op_of(L)};
+  call c;
+  call_init(&c, op_of(L));
   check_operands(L, &c, 1, false);
   return push_result(L, &c);
 }
@@ -190,11 +231,13 @@ static void nan_to_num_value(lua_State *L, int idx, const char *name, double fal
 
 /* mode 0: t:nan_to_num(opts), 1: t:nan_to_num_(opts), 2: dlx.nan_to_num(t, opts) */
 static int nan_to_num_call(lua_State *L, int mode) {
-  call c = {.op = DLX_EW_NAN_TO_NUM};
+  call c;
   const dlx_tensor *dst = NULL;
+  dlx_tensor view;
   double big;
   int top;
-  c.in[0].tensor = dlxl_checktensor(L, 1);
+  call_init(&c, DLX_EW_NAN_TO_NUM);
+  check_self(L, dlxl_upstate(L), 1, &c);
   big = finite_max(c.in[0].tensor->dtype);
   if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TTABLE)
     return dlxl_error(L, DLX_TYPE_ERROR,
@@ -202,7 +245,7 @@ static int nan_to_num_call(lua_State *L, int mode) {
                       dlxl_typename(L, 2));
   lua_settop(L, 2);
   if (lua_isnil(L, 2)) lua_newtable(L), lua_replace(L, 2);
-  dst = check_out(L, 2, "nan_to_num", nan_to_num_options, 4);
+  dst = check_out(L, 2, "nan_to_num", nan_to_num_options, 4, &view);
   top = lua_gettop(L);
   if (dst != NULL && mode != 2)
     return dlxl_error(L, DLX_TYPE_ERROR, "nan_to_num: out is an option of dlx.nan_to_num only");

@@ -40,14 +40,15 @@ typedef struct import_request {
 
 static int to_value_protected(lua_State *L) {
   import_request *req = lua_touserdata(L, 1);
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   if (req->mt == NULL) return dlxl_error(L, DLX_VALUE_ERROR, "NULL managed tensor");
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, req->mt->dl_tensor.ndim);
   req->taken = true;
   dlxl_check(L, dlx_import_versioned(req->mt, &made, &err), &err); /* the deleter ran if not */
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 

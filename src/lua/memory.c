@@ -55,7 +55,7 @@ static int core_empty_cache(lua_State *L) {
 
 /* The collection runs in the binding, between core calls, never inside one: finalizers run Lua
  * code, which could close a tensor a core call is reading. */
-bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlx_tensor *src) {
+bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlxl_tensor *src) {
   dlx_error ignored;
   if (rc != DLX_MEMORY_ERROR || *retried) return false;
   *retried = true;

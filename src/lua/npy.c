@@ -25,18 +25,21 @@ static const char *checkpath(lua_State *L, int idx, const char *fname) {
 /* t:tobytes() -> the elements' bytes in C order (a device tensor is copied to the host first, as
  * totable does). */
 static int tensor_tobytes(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  dlx_tensor *copy = dlxl_newtensor(L); /* a userdata: collected should pushlstring raise */
+  dlx_tensor view, made;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  dlxl_tensor *copy =
+      dlxl_newtensor(L, t->ndim); /* holds made: collected should pushlstring raise */
   const void *data;
   size_t nbytes;
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_npy_host_bytes(t, copy, &data, &nbytes, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  do rc = dlx_npy_host_bytes(t, &made, &data, &nbytes, &err);
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
   dlxl_check(L, rc, &err);
+  dlxl_settensor(L, copy, &made);
   lua_pushlstring(L, nbytes > 0 ? data : "", nbytes);
-  dlx_tensor_close(copy);
+  dlxl_closetensor(copy);
   return 1;
 }
 
@@ -59,7 +62,8 @@ static int api_frombuffer(lua_State *L) {
   size_t len;
   const char *s;
   dlx_dtype dtype;
-  dlx_tensor *out;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
@@ -70,19 +74,20 @@ static int api_frombuffer(lua_State *L) {
   dtype = dlxl_checkdtype(L, 2, -1);
   ndim = lua_isnoneornil(L, 3) ? whole_string(L, len, dtype, shape)
                                : dlxl_checkshape(L, 3, shape, false);
-  out = dlxl_newtensor(L);
-  do rc = dlx_tensor_empty(out, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, &err);
+  out = dlxl_newtensor(L, ndim);
+  do rc = dlx_tensor_empty(&made, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  if ((uint64_t)dlx_tensor_nbytes(out) != len) {
+  dlxl_settensor(L, out, &made);
+  if ((uint64_t)dlx_tensor_nbytes(&made) != len) {
     char text[64 + DLX_MAX_NDIM * 22];
-    long long need = (long long)dlx_tensor_nbytes(out);
-    dlx_tensor_close(out);
+    long long need = (long long)dlx_tensor_nbytes(&made);
+    dlxl_closetensor(out);
     return dlxl_error(
         L, DLX_VALUE_ERROR, "frombuffer: %zu bytes do not match shape %s of %s (%lld bytes)", len,
         format_shape(text, sizeof text, shape, ndim), dlx_dtype_info_of(dtype)->name, need);
   }
-  if (len > 0) memcpy(out->buffer->data, s, len);
+  if (len > 0) memcpy(made.buffer->data, s, len);
   dlxl_gcdebt(L, (int64_t)len);
   return 1;
 }
@@ -90,12 +95,13 @@ static int api_frombuffer(lua_State *L) {
 /* dlx.save_npy(path, t): t in C order, whatever its layout and device. */
 static int api_save_npy(lua_State *L) {
   const char *path = checkpath(L, 1, "save_npy");
-  const dlx_tensor *t = dlxl_checktensor(L, 2);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 2, &view);
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_npy_save(path, t, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 2)));
   dlxl_check(L, rc, &err);
   return 0;
 }
@@ -105,7 +111,8 @@ static int api_load_npy(lua_State *L) {
   static const char *const known[] = {"mmap", "writable", NULL};
   const char *path = checkpath(L, 1, "load_npy");
   bool map = false, writable = false;
-  dlx_tensor *out;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
@@ -126,11 +133,12 @@ static int api_load_npy(lua_State *L) {
                         "load_npy: writable = true needs mmap = true (a loaded copy is always "
                         "writable)");
   }
-  out = dlxl_newtensor(L);
-  do rc = dlx_npy_load(out, path, map, writable, &err);
+  out = dlxl_newtensor(L, DLX_MAX_NDIM); /* the file says how many */
+  do rc = dlx_npy_load(&made, path, map, writable, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  if (!map) dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  if (!map) dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 

@@ -169,15 +169,19 @@ static dlx_generator *check_opts(lua_State *L, int idx, const char *fname, bool 
   return g;
 }
 
-/* Fills t from g, raising on failure (t stays on the stack). */
-static void fill(lua_State *L, dlx_generator *g, dlx_tensor *t, dlx_random_request *r,
-                 const char *fname) {
+/* Fills t (the view of the open userdata u on the stack) from g; on failure closes made (the
+ * result being filled, or NULL) and raises, so that no half-made tensor is left open. */
+static void fill(lua_State *L, dlx_generator *g, const dlxl_tensor *u, const dlx_tensor *t,
+                 dlxl_tensor *made, dlx_random_request *r, const char *fname) {
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_random_fill(g, t, r, fname, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
-  dlxl_check(L, rc, &err);
+  while (dlxl_reclaim(L, rc, &retried, u));
+  if (rc != 0) {
+    if (made != NULL) dlxl_closetensor(made);
+    dlxl_raise(L, &err);
+  }
 }
 
 /* Pushes a new tensor of the shape at shape_idx filled as r asks. */
@@ -187,17 +191,20 @@ static int push_random(lua_State *L, int shape_idx, int opts_idx, const char *fn
   int32_t ndim = dlxl_checkshape(L, shape_idx, shape, false);
   dlxl_placement p;
   dlx_generator *g = check_opts(L, opts_idx, fname, true, &p);
-  dlx_tensor *out = dlxl_newtensor(L);
+  dlxl_tensor *out = dlxl_newtensor(L, ndim);
+  dlx_tensor view;
   dlx_error err;
   bool retried = false;
   int rc;
+  /* view is written only on success: after a failure out is still a closed tensor */
   do
-    rc = dlx_tensor_empty_memory(out, shape, ndim, p.dtype >= 0 ? (dlx_dtype)p.dtype : def,
+    rc = dlx_tensor_empty_memory(&view, shape, ndim, p.dtype >= 0 ? (dlx_dtype)p.dtype : def,
                                  p.device, p.memory, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  fill(L, g, out, r, fname);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &view);
+  fill(L, g, out, &view, out, r, fname);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&view));
   return 1;
 }
 
@@ -232,16 +239,18 @@ static int api_randperm(lua_State *L) {
   lua_Integer n = dlxl_checkinteger(L, 1, "randperm: n");
   dlxl_placement p;
   dlx_generator *g = check_opts(L, 2, "randperm", true, &p);
-  dlx_tensor *out = dlxl_newtensor(L);
+  dlxl_tensor *out = dlxl_newtensor(L, 1);
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
   do
-    rc = dlx_randperm(out, g, (int64_t)n, p.dtype >= 0 ? (dlx_dtype)p.dtype : DLX_INT64, p.device,
+    rc = dlx_randperm(&made, g, (int64_t)n, p.dtype >= 0 ? (dlx_dtype)p.dtype : DLX_INT64, p.device,
                       p.memory, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
@@ -254,28 +263,30 @@ static double check_number(lua_State *L, int idx, double def, const char *what) 
 
 /* t:uniform_([a = 0, b = 1][, opts]) -> t, filled with uniforms in [a, b). */
 static int tensor_uniform_(lua_State *L) {
-  dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlx_random_request r = {.kind = DLX_RANDOM_UNIFORM};
   dlxl_placement p;
   dlx_generator *g;
   r.a = check_number(L, 2, 0, "uniform_: a");
   r.b = check_number(L, 3, 1, "uniform_: b");
   g = check_opts(L, 4, "uniform_", false, &p);
-  fill(L, g, t, &r, "uniform_");
+  fill(L, g, lua_touserdata(L, 1), t, NULL, &r, "uniform_");
   lua_settop(L, 1);
   return 1;
 }
 
 /* t:normal_([mean = 0, std = 1][, opts]) -> t, filled with normals. */
 static int tensor_normal_(lua_State *L) {
-  dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlx_random_request r = {.kind = DLX_RANDOM_NORMAL};
   dlxl_placement p;
   dlx_generator *g;
   r.a = check_number(L, 2, 0, "normal_: mean");
   r.b = check_number(L, 3, 1, "normal_: std");
   g = check_opts(L, 4, "normal_", false, &p);
-  fill(L, g, t, &r, "normal_");
+  fill(L, g, lua_touserdata(L, 1), t, NULL, &r, "normal_");
   lua_settop(L, 1);
   return 1;
 }

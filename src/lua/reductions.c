@@ -7,17 +7,19 @@
 #include "lua/binding.h"
 
 static int reduce(lua_State *L, dlx_reduce_op op) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view, made;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
   bool keepdim = dlxl_optboolean(L, 3, "keepdim");
-  dlx_tensor *out = dlxl_newtensor(L); /* dlx_reduce writes it only on success */
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
   dlx_error err;
   bool retried = false;
   int rc;
-  do rc = dlx_reduce(out, op, t, dims, keepdim, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  do rc = dlx_reduce(&made, op, t, dims, keepdim, &err);
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
   dlxl_check(L, rc, &err);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
@@ -75,20 +77,22 @@ static void check_stat_args(lua_State *L, const dlx_tensor *t, const char *fname
 }
 
 static int push_stat(lua_State *L, const dlx_tensor *t, dlx_stat_op op, const stat_args *a) {
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_reduce_stat(&made, op, a->param, t, a->dims, a->keepdim, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
   dlxl_check(L, rc, &err);
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
 static int stat_with(lua_State *L, dlx_stat_op op, const char *param, double def) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   stat_args a = {.param = def};
   check_stat_args(L, t, dlx_stat_name(op), param, &a);
   return push_stat(L, t, op, &a);
@@ -99,7 +103,8 @@ static int tensor_std(lua_State *L) { return stat_with(L, DLX_STAT_STD, "correct
 static int tensor_norm(lua_State *L) { return stat_with(L, DLX_STAT_NORM, "p", 2); }
 
 static int tensor_logsumexp(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   stat_args a = {.dims = dlxl_checkdims(L, 2, t->ndim),
                  .keepdim = dlxl_optboolean(L, 3, "keepdim")};
   return push_stat(L, t, DLX_STAT_LOGSUMEXP, &a);
@@ -108,22 +113,23 @@ static int tensor_logsumexp(lua_State *L) {
 /* ---- along one dim: the dim may be left out for 0-d and 1-d tensors */
 
 static int along(lua_State *L, int idx, dlx_dim_op op) {
-  const dlx_tensor *t = dlxl_checktensor(L, idx);
+  dlx_tensor view, made;
+  const dlx_tensor *t = dlxl_checktensor(L, idx, &view);
   int32_t line_ndim = t->ndim > 0 ? t->ndim : 1, dim = 0;
   if (!lua_isnoneornil(L, idx + 1))
     dim = dlxl_checkdim(L, idx + 1, line_ndim);
   else if (line_ndim > 1)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: dim is required for a %d-d tensor", dlx_dim_op_name(op),
                (int)t->ndim);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, line_ndim);
   dlx_error err;
   bool retried = false;
   int rc;
   do rc = dlx_along_dim(&made, op, t, dim, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, idx)));
   dlxl_check(L, rc, &err);
-  *out = made;
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 

@@ -13,9 +13,16 @@
  * access, where one by name first interns the string. */
 static const char metatable_key;
 
-dlx_tensor *dlxl_newtensor(lua_State *L) {
-  dlx_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
-  memset(t, 0, sizeof *t);
+dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room) {
+  dlxl_tensor *u;
+  if (room < 0 || room > DLX_MAX_NDIM) room = DLX_MAX_NDIM;
+  u = lua_newuserdatauv(L, sizeof *u + 2 * (size_t)room * sizeof u->dims[0], 0);
+  u->buffer = NULL;
+  u->dtype = (dlx_dtype)0;
+  u->ndim = 0;
+  u->room = room;
+  u->readonly = false;
+  u->offset = 0;
   if (dlxl_upstate(L) != NULL) {
     lua_getiuservalue(L, DLXL_STATE, DLXL_UV_TENSOR_MT);
   } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
@@ -24,34 +31,73 @@ dlx_tensor *dlxl_newtensor(lua_State *L) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
   }
   lua_setmetatable(L, -2);
-  return t;
+  return u;
 }
 
-dlx_tensor *dlxl_totensor(lua_State *L, int idx) {
-  const dlxl_state *s = dlxl_upstate(L);
+void dlxl_settensor(lua_State *L, dlxl_tensor *u, const dlx_tensor *t) {
+  if (t->ndim > u->room) {
+    dlx_buffer_release(t->buffer);
+    dlxl_error(L, DLX_VALUE_ERROR, "internal error: a %d-d result in a tensor made for %d dims",
+               (int)t->ndim, (int)u->room);
+  }
+  u->dtype = t->dtype;
+  u->ndim = t->ndim;
+  u->readonly = t->readonly;
+  u->offset = t->offset;
+  for (int32_t d = 0; d < t->ndim; d++) { /* a few dims: no call to memcpy */
+    u->dims[d] = t->shape[d];
+    u->dims[u->room + d] = t->strides[d];
+  }
+  u->buffer = t->buffer;
+}
+
+const dlx_tensor *dlxl_getview(const dlxl_tensor *u, dlx_tensor *view) {
+  view->buffer = u->buffer;
+  view->dtype = u->dtype;
+  view->ndim = u->ndim;
+  view->readonly = u->readonly;
+  view->offset = u->offset;
+  for (int32_t d = 0; d < u->ndim; d++) { /* a few dims: no call to memcpy */
+    view->shape[d] = u->dims[d];
+    view->strides[d] = u->dims[u->room + d];
+  }
+  return view;
+}
+
+void dlxl_closetensor(dlxl_tensor *u) {
+  dlx_buffer_release(u->buffer);
+  u->buffer = NULL;
+}
+
+dlxl_tensor *dlxl_totensor_in(lua_State *L, const dlxl_state *s, int idx) {
   void *p = lua_touserdata(L, idx);
   bool same;
   if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
-  if (s != NULL) {
-    same = lua_topointer(L, -1) == s->tensor_mt;
-    lua_pop(L, 1);
-    return same ? p : NULL;
-  }
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
-  same = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
+  same = lua_topointer(L, -1) == s->tensor_mt;
+  lua_pop(L, 1);
   return same ? p : NULL;
 }
 
-dlx_tensor *dlxl_checkopen(lua_State *L, dlx_tensor *t) {
-  if (t->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
-  return t;
+dlxl_tensor *dlxl_totensor(lua_State *L, int idx) {
+  const dlxl_state *s = dlxl_upstate(L);
+  bool same;
+  if (s != NULL) return dlxl_totensor_in(L, s, idx);
+  if (lua_touserdata(L, idx) == NULL || !lua_getmetatable(L, idx)) return NULL;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key);
+  same = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return same ? lua_touserdata(L, idx) : NULL;
 }
 
-dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
-  dlx_tensor *t = dlxl_totensor(L, idx);
-  if (t == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
-  return dlxl_checkopen(L, t);
+dlxl_tensor *dlxl_checkopen(lua_State *L, dlxl_tensor *u) {
+  if (u->buffer == NULL) dlxl_error(L, DLX_VALUE_ERROR, "tensor is closed");
+  return u;
+}
+
+const dlx_tensor *dlxl_checktensor(lua_State *L, int idx, dlx_tensor *view) {
+  dlxl_tensor *u = dlxl_totensor(L, idx);
+  if (u == NULL) dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, idx));
+  return dlxl_getview(dlxl_checkopen(L, u), view);
 }
 
 /* Every new tensor's bytes count, cached block or not: the collector's pace is set by how fast
@@ -68,8 +114,11 @@ dlx_tensor *dlxl_checktensor(lua_State *L, int idx) {
 
 void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
   dlxl_state *s = dlxl_getstate(L);
+  if (s != NULL) dlxl_gcdebt_in(L, s, nbytes); /* else not opened in this state: nothing to pace */
+}
+
+void dlxl_gcdebt_in(lua_State *L, dlxl_state *s, int64_t nbytes) {
   int64_t kib;
-  if (s == NULL) return; /* not opened in this state: nothing to pace */
   if (nbytes > INT64_MAX - s->pending_bytes) nbytes = INT64_MAX - s->pending_bytes;
   s->pending_bytes += nbytes;
   if (s->pending_bytes < GC_BATCH_BYTES) return;
@@ -83,10 +132,10 @@ void dlxl_gcdebt(lua_State *L, int64_t nbytes) {
 /* t:close(), __gc and __close. A script may call them on any value through getmetatable(t):
  * checked. */
 static int tensor_close(lua_State *L) {
-  dlx_tensor *t = dlxl_totensor(L, 1);
-  if (t == NULL)
+  dlxl_tensor *u = dlxl_totensor(L, 1);
+  if (u == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
-  dlx_tensor_close(t);
+  dlxl_closetensor(u);
   return 0;
 }
 
@@ -142,6 +191,7 @@ static const struct {
  * this calls find it in the registry when they need it. */
 static int tensor_index(lua_State *L) {
   const char *key;
+  dlx_tensor view;
   void *p;
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
@@ -153,7 +203,7 @@ static int tensor_index(lua_State *L) {
     p = lua_touserdata(L, 1);
     if (p == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
       return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
-    properties[i].push(L, dlxl_checkopen(L, p));
+    properties[i].push(L, dlxl_getview(dlxl_checkopen(L, p), &view));
     return 1;
   }
   return 1;
@@ -168,7 +218,8 @@ static int tensor_newindex(lua_State *L) {
 
 /* #t: the size of the first dim. */
 static int tensor_len(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   if (t->ndim == 0) return dlxl_error(L, DLX_TYPE_ERROR, "# of a 0-d tensor: it has no dims");
   lua_pushinteger(L, t->shape[0]);
   return 1;
@@ -176,7 +227,9 @@ static int tensor_len(lua_State *L) {
 
 /* A summary without values; the Lua layer replaces it with a printer that shows them. */
 static int tensor_tostring(lua_State *L) {
-  const dlx_tensor *t = luaL_checkudata(L, 1, DLXL_TENSOR);
+  dlx_tensor view;
+  const dlxl_tensor *u = luaL_checkudata(L, 1, DLXL_TENSOR);
+  const dlx_tensor *t = dlxl_getview(u, &view);
   char device[48];
   luaL_Buffer b;
   if (t->buffer == NULL) {
@@ -210,8 +263,9 @@ const luaL_Reg dlxl_tensor_methods[] = {
  * state userdata, whose user value and tensor_mt it sets. */
 void dlxl_open_tensor(lua_State *L, int state) {
   const luaL_Reg *const method_sets[] = {
-      dlxl_tensor_methods, dlxl_view_methods,   dlxl_copy_methods, dlxl_reduce_methods,
-      dlxl_value_methods,  dlxl_dlpack_methods, dlxl_npy_methods,  dlxl_random_methods};
+      dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods, dlxl_reduce_methods,
+      dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,  dlxl_joining_methods,
+      dlxl_construct_methods, dlxl_random_methods};
   dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);

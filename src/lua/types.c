@@ -4,7 +4,7 @@
 /* type(v) -> "tensor", "closed tensor", "capsule", "device", "stream", or nil for any other
  * value. A consumed capsule is still a "capsule", a closed stream still a "stream". */
 static int core_type(lua_State *L) {
-  const dlx_tensor *t = dlxl_totensor(L, 1);
+  const dlxl_tensor *t = dlxl_totensor(L, 1);
   if (t != NULL)
     lua_pushstring(L, t->buffer != NULL ? "tensor" : "closed tensor");
   else if (dlxl_tocapsule(L, 1) != NULL)
@@ -21,7 +21,8 @@ static int core_type(lua_State *L) {
 /* expired(t) -> true for an open tensor over a loan that ended (dlx_unborrow), whose memory
  * must not be touched: lua/dlx/print.lua prints it without its values. */
 static int core_expired(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   lua_pushboolean(L, dlx_buffer_is_borrowed(t->buffer) && dlx_buffer_check(t->buffer, NULL) != 0);
   return 1;
 }

@@ -125,7 +125,9 @@ void *dlxl_hostdata(const dlx_tensor *t) {
 
 void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
                         dlx_memory memory) {
-  dlx_tensor *wide = lua_touserdata(L, idx), *out;
+  dlxl_tensor *u = lua_touserdata(L, idx), *out;
+  dlx_tensor view, made;
+  const dlx_tensor *wide = dlxl_getview(u, &view);
   dlx_error err;
   bool retried = false;
   int rc;
@@ -135,12 +137,13 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
     dlxl_gcdebt(L, dlx_tensor_nbytes(wide));
     return;
   }
-  out = dlxl_newtensor(L); /* dlx_clone_as_memory writes it only on success */
-  do rc = dlx_clone_as_memory(out, wide, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, wide));
-  dlx_tensor_close(wide); /* the host copy goes now, whatever happened */
+  out = dlxl_newtensor(L, wide->ndim);
+  do rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
+  while (dlxl_reclaim(L, rc, &retried, u));
+  dlxl_closetensor(u); /* the host copy goes now, whatever happened */
   dlxl_check(L, rc, &err);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
 }
 
 /* ---- dlx.core.tensor(data, dtype, device, usm) */
@@ -293,7 +296,7 @@ static void walk(lua_State *L, int idx, nest *n) {
 }
 
 /* Fills the fresh host tensor from the data at idx. */
-static void fill(lua_State *L, int idx, const nest *n, dlx_tensor *host) {
+static void fill(lua_State *L, int idx, const nest *n, const dlx_tensor *host) {
   char *at = dlxl_hostdata(host);
   if (n->ndim == 0) {
     store(L, idx, host->dtype, at);
@@ -307,7 +310,8 @@ static void fill(lua_State *L, int idx, const nest *n, dlx_tensor *host) {
 void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, dlx_memory memory) {
   nest n = {.ndim = 0, .kind = DLX_KIND_BOOL};
   DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor *host;
+  dlxl_tensor *host;
+  dlx_tensor made;
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
@@ -325,11 +329,12 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
                "complex data cannot make a %s tensor (expected a "
                "complex dtype)",
                dlx_dtype_info_of(dtype)->name);
-  host = dlxl_newtensor(L); /* written only when the allocation succeeds */
-  do rc = dlx_tensor_empty(host, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
+  host = dlxl_newtensor(L, n.ndim);
+  do rc = dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
-  fill(L, idx, &n, host);
+  dlxl_settensor(L, host, &made);
+  fill(L, idx, &n, &made);
   dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
 }
 
@@ -388,7 +393,8 @@ static bool read_item_in_place(const dlx_tensor *t, dlx_scalar *out) {
 }
 
 static int tensor_item(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor view;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   int64_t index[DLX_MAX_NDIM] = {0}, numel = dlx_tensor_numel(t);
   dlx_scalar value;
   dlx_error err;
@@ -457,8 +463,9 @@ static int64_t empty_table_count(const dlx_tensor *t) {
 }
 
 static int tensor_totable(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
-  dlx_tensor *host, made;
+  dlx_tensor view, made;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
+  dlxl_tensor *host;
   dlx_error err;
   const char *at;
   bool retried = false;
@@ -467,15 +474,15 @@ static int tensor_totable(lua_State *L) {
     return dlxl_error(L, DLX_MEMORY_ERROR,
                       "totable of this empty tensor would make more than %lld nested tables",
                       (long long)MAX_EMPTY_TABLES);
-  host = dlxl_newtensor(L);
+  host = dlxl_newtensor(L, t->ndim);
   do rc = dlx_to_host_wide(&made, t, &err);
-  while (dlxl_reclaim(L, rc, &retried, t));
+  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
   dlxl_check(L, rc, &err);
-  *host = made;
-  luaL_checkstack(L, host->ndim + 8, "nested tables");
-  at = dlxl_hostdata(host);
-  push_level(L, host, 0, &at);
-  dlx_tensor_close(host);
+  dlxl_settensor(L, host, &made);
+  luaL_checkstack(L, made.ndim + 8, "nested tables");
+  at = dlxl_hostdata(&made);
+  push_level(L, &made, 0, &at);
+  dlxl_closetensor(host);
   return 1;
 }
 

@@ -15,45 +15,51 @@ static int64_t checkindex(lua_State *L, int idx, int32_t dim, int64_t size) {
 
 /* t:view(shape): one size may be -1. */
 static int tensor_view(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_view(&made, t, shape, ndim, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:reshape(shape): a view when the strides allow it, else a view of a contiguous copy. */
 static int tensor_reshape(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlx_tensor *out = dlxl_newtensor(L), *copy, made;
+  dlxl_tensor *out = dlxl_newtensor(L, ndim), *copy;
+  dlx_tensor made, cloned;
   dlx_error err;
   int rc = dlx_view(&made, t, shape, ndim, &err);
   if (rc != 0 && !dlx_tensor_is_contiguous(t)) {
-    copy = dlxl_newtensor(L);
-    dlxl_check(L, dlx_clone_as(&made, t, t->dtype, dlx_tensor_device(t), &err), &err);
-    *copy = made;
-    rc = dlx_view(&made, copy, shape, ndim, &err);
-    dlx_tensor_close(copy); /* the view holds its own reference */
+    copy = dlxl_newtensor(L, t->ndim);
+    dlxl_check(L, dlx_clone_as(&cloned, t, t->dtype, dlx_tensor_device(t), &err), &err);
+    dlxl_settensor(L, copy, &cloned);
+    rc = dlx_view(&made, &cloned, shape, ndim, &err);
+    dlxl_closetensor(copy); /* the view holds its own reference */
     lua_pop(L, 1);
   }
   dlxl_check(L, rc, &err);
-  *out = made;
-  if (out->buffer != t->buffer) dlxl_gcdebt(L, dlx_tensor_nbytes(out));
+  dlxl_settensor(L, out, &made);
+  if (made.buffer != t->buffer) dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
   return 1;
 }
 
 /* t:permute(dims): dims is a table listing every dim once. */
 static int tensor_permute(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dims[DLX_MAX_NDIM];
   size_t count;
   uint64_t seen = 0;
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   if (lua_type(L, 2) != LUA_TTABLE)
     return dlxl_error(L, DLX_TYPE_ERROR,
@@ -73,19 +79,21 @@ static int tensor_permute(lua_State *L) {
     seen |= UINT64_C(1) << dims[i];
     lua_pop(L, 1);
   }
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, t->ndim);
   dlxl_check(L, dlx_permute(&made, t, dims, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 static int tensor_transpose(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t d1 = dlxl_checkdim(L, 2, t->ndim), d2 = dlxl_checkdim(L, 3, t->ndim);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_transpose(&made, t, d1, d2, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
@@ -100,10 +108,11 @@ static int64_t position(lua_State *L, int idx, const char *what, int64_t size, i
 /* t:slice(dim, first, last[, step]): first to last inclusive, clamped like string.sub; last
  * defaults to the end in the step's direction. */
 static int tensor_slice(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   int64_t size = t->shape[dim], step = 1, first, last;
-  dlx_tensor *out;
+  dlxl_tensor *out;
   dlx_tensor made;
   dlx_error err;
   if (!lua_isnoneornil(L, 5)) step = (int64_t)dlxl_checkinteger(L, 5, "step");
@@ -120,32 +129,36 @@ static int tensor_slice(lua_State *L) {
   /* a step longer than the dim takes one element at most: keep stride * step small */
   if (step > size) step = size > 0 ? size : 1;
   if (step < -size) step = size > 0 ? -size : -1;
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, t->ndim);
   dlxl_check(L, dlx_slice(&made, t, dim, first - 1, last - 1, step, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:select(dim, i): the i-th slice along dim, which is removed. */
 static int tensor_select(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   int64_t index = checkindex(L, 3, dim, t->shape[dim]);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_select(&made, t, dim, index, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:narrow(dim, start, length): length elements from start. */
 static int tensor_narrow(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   int64_t size = t->shape[dim];
   lua_Integer start = dlxl_checkinteger(L, 3, "start");
   lua_Integer length = dlxl_checkinteger(L, 4, "length");
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   if (start < 0) start += size + 1;
   if (start < 1 || start > size + 1)
@@ -159,58 +172,66 @@ static int tensor_narrow(lua_State *L) {
                       "elements from %lld",
                       (long long)length, (int)dim + 1, (long long)(size - (start - 1)),
                       (long long)start);
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, t->ndim);
   dlxl_check(L, dlx_slice(&made, t, dim, start - 1, start - 2 + length, 1, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:squeeze([dim]): without size-1 dims, or only dim when its size is 1. */
 static int tensor_squeeze(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = lua_isnoneornil(L, 2) ? -1 : dlxl_checkdim(L, 2, t->ndim);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_squeeze(&made, t, dim, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:unsqueeze(dim): a new size-1 dim at position dim of the result (1..ndim+1, -1 appends). */
 static int tensor_unsqueeze(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   lua_Integer dim = dlxl_checkinteger(L, 2, "dim"), count = t->ndim + 1;
-  dlx_tensor *out, made;
+  dlxl_tensor *out;
+  dlx_tensor made;
   dlx_error err;
   if (dim < -count || dim > count || dim == 0)
     return dlxl_error(L, DLX_VALUE_ERROR,
                       "dim %lld out of range for unsqueeze of a %d-d tensor "
                       "(expected -%lld..%lld, not 0)",
                       (long long)dim, (int)t->ndim, (long long)count, (long long)count);
-  out = dlxl_newtensor(L);
+  out = dlxl_newtensor(L, t->ndim + 1);
   dim = dim > 0 ? dim - 1 : count + dim;
   dlxl_check(L, dlx_unsqueeze(&made, t, (int32_t)dim, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:expand(shape): size-1 dims broadcast, new leading dims, -1 keeps a size. */
 static int tensor_expand(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlx_tensor *out = dlxl_newtensor(L), made;
+  dlxl_tensor *out = dlxl_newtensor(L, ndim);
+  dlx_tensor made;
   dlx_error err;
   dlxl_check(L, dlx_expand(&made, t, shape, ndim, &err), &err);
-  *out = made;
+  dlxl_settensor(L, out, &made);
   return 1;
 }
 
 /* t:flip(dims): reversed along a dim or a list of dims (nil: all), with negative strides. */
 static int tensor_flip(lua_State *L) {
-  const dlx_tensor *t = dlxl_checktensor(L, 1);
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
-  dlx_tensor *out = dlxl_newtensor(L), view, next;
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
+  dlx_tensor view, next;
   dlx_error err;
   int rc;
   dlx_tensor_share(&view, t);
@@ -221,7 +242,7 @@ static int tensor_flip(lua_State *L) {
     dlxl_check(L, rc, &err);
     view = next;
   }
-  *out = view;
+  dlxl_settensor(L, out, &view);
   return 1;
 }
 

@@ -202,8 +202,8 @@ static const char *check_reduce_launch(const dlx_ze_reduce_args *a) {
 
 static const char *run_reduce_partial(void *const *args, uint32_t groups) {
   const dlx_ze_reduce_args *a = args[2];
-  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_shape[DLX_MAX_NDIM],
-      out_strides[DLX_MAX_NDIM];
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_strides[DLX_MAX_NDIM];
+  int64_t out_shape[DLX_MAX_NDIM] = {0}; /* zeroed: GCC cannot tell only ndim are read */
   int64_t ndim = a->out_ndim + a->red_ndim;
   uint64_t dims = 0;
   dlx_tensor src, dst;
@@ -386,8 +386,8 @@ static const char *check_stat_launch(const dlx_ze_stat_args *a) {
 
 static const char *run_stat_partial(void *const *args, uint32_t groups) {
   const dlx_ze_stat_args *a = args[2];
-  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_shape[DLX_MAX_NDIM],
-      out_strides[DLX_MAX_NDIM];
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_strides[DLX_MAX_NDIM];
+  int64_t out_shape[DLX_MAX_NDIM] = {0}; /* zeroed: GCC cannot tell only ndim are read */
   int64_t ndim = a->out_ndim + a->red_ndim;
   uint64_t dims = 0;
   dlx_stat_op op;
