@@ -37,7 +37,8 @@ int dlx_random_float_bits(dlx_dtype dtype) {
 static void int_bounds(dlx_dtype dtype, int64_t *lo, uint64_t *hi) {
   int bits = dlx_dtype_bits(dtype);
   bool is_signed = dlx_dtype_kind(dtype) == DLX_KIND_INT;
-  *lo = is_signed ? -(int64_t)(UINT64_C(1) << (bits - 1)) : 0;
+  /* -2^(bits-1) without negating INT64_MIN for int64 */
+  *lo = is_signed ? -(int64_t)((UINT64_C(1) << (bits - 1)) - 1) - 1 : 0;
   *hi = is_signed ? (UINT64_C(1) << (bits - 1)) - 1
                   : (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
 }
