@@ -3,6 +3,7 @@
 #include "core/tensor.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -16,6 +17,14 @@
 static int64_t wrapping_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 
 /* One pass: the product wraps rather than overflows before a later zero size is seen. */
+const char *dlx_shape_text(char *buf, size_t cap, const int64_t *shape, int32_t ndim) {
+  size_t used = (size_t)snprintf(buf, cap, "{");
+  for (int32_t d = 0; d < ndim && used < cap; d++)
+    used += (size_t)snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", (long long)shape[d]);
+  if (used < cap) snprintf(buf + used, cap - used, "}");
+  return buf;
+}
+
 int64_t dlx_tensor_numel(const dlx_tensor *t) {
   int64_t n = 1;
   for (int32_t d = 0; d < t->ndim; d++) {

@@ -39,6 +39,9 @@ void dlx_tensor_close(dlx_tensor *t);
 
 /* ---- queries */
 int64_t dlx_tensor_numel(const dlx_tensor *t);
+/* A shape as messages write it, "{2, 3}", in buf (cut short at cap bytes); returns buf. */
+#define DLX_SHAPE_TEXT (8 + DLX_MAX_NDIM * 22)
+const char *dlx_shape_text(char *buf, size_t cap, const int64_t *shape, int32_t ndim);
 /* A dim of size > 1 with stride 0 (an expand): one element stands at several places, so the
  * core refuses writes to such a view, and exports and imports of it are READ_ONLY. */
 bool dlx_tensor_is_broadcast(const dlx_tensor *t);

@@ -249,6 +249,11 @@ extern const luaL_Reg dlxl_joining_methods[];
 /* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
 extern const luaL_Reg dlxl_construct_funcs[];
 extern const luaL_Reg dlxl_construct_methods[];
+/* create.c: pushes a new uninitialised C-contiguous tensor, returns its userdata and its view in
+ * *view; src (or NULL), a tensor the call reads, is checked again after a collection. */
+dlxl_tensor *dlxl_pushempty(lua_State *L, const dlxl_tensor *src, const int64_t *shape,
+                            int32_t ndim, dlx_dtype dtype, DLDevice device, dlx_memory memory,
+                            dlx_tensor *view);
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
  * memory t is in when the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,

@@ -7,20 +7,6 @@
 
 #include "lua/binding.h"
 
-/* Pushes a new uninitialised tensor and returns its userdata, its view in *view. */
-static dlxl_tensor *push_new(lua_State *L, const int64_t *shape, int32_t ndim, dlx_dtype dtype,
-                             DLDevice device, dlx_memory memory, dlx_tensor *view) {
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
-  dlx_error err;
-  bool retried = false;
-  int rc;
-  do rc = dlx_tensor_empty_memory(view, shape, ndim, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, view);
-  return out;
-}
-
 static dlx_dtype dtype_or(const dlxl_placement *p, dlx_dtype def) {
   return p->dtype >= 0 ? (dlx_dtype)p->dtype : def;
 }
@@ -77,7 +63,7 @@ static int push_values(lua_State *L, int host_idx, const dlxl_placement *p, dlx_
 
 /* Pushes a new 1-d float64 host tensor of n elements; *view gets its view (returned). */
 static const dlx_tensor *push_host_doubles(lua_State *L, int64_t n, dlx_tensor *view) {
-  push_new(L, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, DLX_MEMORY_DEFAULT, view);
+  dlxl_pushempty(L, NULL, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, DLX_MEMORY_DEFAULT, view);
   return view;
 }
 
@@ -179,7 +165,7 @@ static int api_eye(lua_State *L) {
     opts = 3;
   }
   dlxl_checkplacement(L, opts, "eye", &p);
-  made = push_new(L, shape, 2, dtype_or(&p, DLX_FLOAT32), p.device, p.memory, &out);
+  made = dlxl_pushempty(L, NULL, shape, 2, dtype_or(&p, DLX_FLOAT32), p.device, p.memory, &out);
   fill_pattern(L, &out, made, 2, shape, out.strides, 0, 0);
   diag = shape[0] < shape[1] ? shape[0] : shape[1];
   stride = shape[1] + 1;
@@ -207,7 +193,7 @@ static int push_like(lua_State *L, const dlx_tensor *t, const dlxl_placement *p,
                      const dlx_scalar *value) {
   dlx_tensor out;
   dlxl_tensor *made =
-      push_new(L, t->shape, t->ndim, (dlx_dtype)p->dtype, p->device, p->memory, &out);
+      dlxl_pushempty(L, NULL, t->shape, t->ndim, (dlx_dtype)p->dtype, p->device, p->memory, &out);
   dlx_error err;
   if (value != NULL && dlx_fill(&out, value, &err) != 0) {
     dlxl_closetensor(made);

@@ -7,33 +7,6 @@
 #include "core/promote.h"
 #include "lua/binding.h"
 
-/* "{2, 3}" for messages. */
-static const char *format_shape(char *buf, size_t cap, const int64_t *shape, int32_t ndim) {
-  size_t used = (size_t)snprintf(buf, cap, "{");
-  for (int32_t d = 0; d < ndim && used < cap; d++)
-    used += (size_t)snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", (long long)shape[d]);
-  if (used < cap) snprintf(buf + used, cap - used, "}");
-  return buf;
-}
-
-#define SHAPE_TEXT (8 + DLX_MAX_NDIM * 22)
-
-/* Pushes a new uninitialised C-contiguous tensor and returns its userdata, its view in *view.
- * src (or NULL), the userdata the call reads, is checked again after a collection. */
-static dlxl_tensor *push_new(lua_State *L, const dlxl_tensor *src, const int64_t *shape,
-                             int32_t ndim, dlx_dtype dtype, DLDevice device, dlx_memory memory,
-                             dlx_tensor *view) {
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
-  dlx_error err;
-  bool retried = false;
-  int rc;
-  do rc = dlx_tensor_empty_memory(view, shape, ndim, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, src));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, view);
-  return out;
-}
-
 /* Raises err after closing made (or NULL), the result this call was filling: a failed call
  * leaves no half-made tensor open. */
 static int raise_closing(lua_State *L, dlxl_tensor *made, const dlx_error *err) {
@@ -116,11 +89,11 @@ static void check_inputs(lua_State *L, inputs *in) {
  * than `except` (-1: in any dim). */
 static void check_same_shape(lua_State *L, const inputs *in, lua_Integer i, const dlx_tensor *t,
                              int32_t except) {
-  char a[SHAPE_TEXT], b[SHAPE_TEXT];
+  char a[DLX_SHAPE_TEXT], b[DLX_SHAPE_TEXT];
   for (int32_t d = 0; d < t->ndim; d++) {
     if (d == except || t->shape[d] == in->first.shape[d]) continue;
-    format_shape(a, sizeof a, t->shape, t->ndim);
-    format_shape(b, sizeof b, in->first.shape, in->first.ndim);
+    dlx_shape_text(a, sizeof a, t->shape, t->ndim);
+    dlx_shape_text(b, sizeof b, in->first.shape, in->first.ndim);
     if (except < 0)
       dlxl_error(L, DLX_VALUE_ERROR, "%s: list[%lld] has shape %s but list[1] has %s", in->fname,
                  (long long)i, a, b);
@@ -137,12 +110,12 @@ static void check_same_shape(lua_State *L, const inputs *in, lua_Integer i, cons
 static const dlx_tensor *push_result(lua_State *L, const inputs *in, int opts, const int64_t *shape,
                                      int32_t ndim, dlx_tensor *view, dlxl_tensor **made) {
   static const char *const known[] = {"out", NULL};
-  char a[SHAPE_TEXT], b[SHAPE_TEXT];
+  char a[DLX_SHAPE_TEXT], b[DLX_SHAPE_TEXT];
   const dlx_tensor *out;
   dlx_error err;
   if (lua_isnoneornil(L, opts)) {
-    *made = push_new(L, in->first_u, shape, ndim, in->dtype, dlx_tensor_device(&in->first),
-                     dlx_tensor_memory(&in->first), view);
+    *made = dlxl_pushempty(L, in->first_u, shape, ndim, in->dtype, dlx_tensor_device(&in->first),
+                           dlx_tensor_memory(&in->first), view);
     return view;
   }
   if (lua_type(L, opts) != LUA_TTABLE)
@@ -151,8 +124,8 @@ static const dlx_tensor *push_result(lua_State *L, const inputs *in, int opts, c
   lua_getfield(L, opts, "out");
   dlxl_checkoptions(L, opts, in->fname, known, !lua_isnil(L, -1));
   if (lua_isnil(L, -1)) {
-    *made = push_new(L, in->first_u, shape, ndim, in->dtype, dlx_tensor_device(&in->first),
-                     dlx_tensor_memory(&in->first), view);
+    *made = dlxl_pushempty(L, in->first_u, shape, ndim, in->dtype, dlx_tensor_device(&in->first),
+                           dlx_tensor_memory(&in->first), view);
     return view;
   }
   out = dlxl_checktensor(L, -1, view);
@@ -163,8 +136,8 @@ static const dlx_tensor *push_result(lua_State *L, const inputs *in, int opts, c
                dlx_device_format(dlx_tensor_device(&in->first), b, sizeof b));
   if (out->ndim != ndim || memcmp(out->shape, shape, (size_t)ndim * sizeof shape[0]) != 0)
     dlxl_error(L, DLX_VALUE_ERROR, "%s: out has shape %s but the result has %s", in->fname,
-               format_shape(a, sizeof a, out->shape, out->ndim),
-               format_shape(b, sizeof b, shape, ndim));
+               dlx_shape_text(a, sizeof a, out->shape, out->ndim),
+               dlx_shape_text(b, sizeof b, shape, ndim));
   if (!dlx_can_cast_same_kind(in->dtype, out->dtype))
     dlxl_error(L, DLX_TYPE_ERROR,
                "%s: the result's dtype %s cannot be written into out of dtype %s", in->fname,
@@ -401,8 +374,8 @@ static int tensor_tile(lua_State *L) {
     }
     src_shape[n] = size, src_strides[n] = stride, dst_shape[n++] = size;
   }
-  made = push_new(L, lua_touserdata(L, 1), shape, ndim, t->dtype, dlx_tensor_device(t),
-                  dlx_tensor_memory(t), &out);
+  made = dlxl_pushempty(L, lua_touserdata(L, 1), shape, ndim, t->dtype, dlx_tensor_device(t),
+                        dlx_tensor_memory(t), &out);
   if (dlx_tensor_numel(&out) > 0) {
     layout_view(&src, t, src_shape, src_strides, n);
     copy_broadcast(L, &out, made, dst_shape, n, &src);
@@ -542,8 +515,8 @@ static int tensor_repeat_interleave(lua_State *L) {
   if (reps == NULL && n > 0 && shape[dim] > INT64_MAX / n)
     return dlxl_error(L, DLX_VALUE_ERROR, "repeat_interleave: too many elements");
   shape[dim] = reps != NULL ? sum : shape[dim] * n;
-  made = push_new(L, lua_touserdata(L, 1), shape, t->ndim, t->dtype, dlx_tensor_device(t),
-                  dlx_tensor_memory(t), &out);
+  made = dlxl_pushempty(L, lua_touserdata(L, 1), shape, t->ndim, t->dtype, dlx_tensor_device(t),
+                        dlx_tensor_memory(t), &out);
   if (dlx_tensor_numel(&out) > 0) {
     if (reps != NULL)
       interleave_each(L, t, &out, made, dim, reps);

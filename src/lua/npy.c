@@ -6,15 +6,6 @@
 #include "core/npy.h"
 #include "lua/binding.h"
 
-/* "{2, 3}" for messages. */
-static const char *format_shape(char *buf, size_t cap, const int64_t *shape, int32_t ndim) {
-  size_t used = (size_t)snprintf(buf, cap, "{");
-  for (int32_t d = 0; d < ndim && used < cap; d++)
-    used += (size_t)snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", (long long)shape[d]);
-  if (used < cap) snprintf(buf + used, cap - used, "}");
-  return buf;
-}
-
 static const char *checkpath(lua_State *L, int idx, const char *fname) {
   if (lua_type(L, idx) != LUA_TSTRING)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: path must be a string, not %s", fname,
@@ -80,12 +71,12 @@ static int api_frombuffer(lua_State *L) {
   dlxl_check(L, rc, &err);
   dlxl_settensor(L, out, &made);
   if ((uint64_t)dlx_tensor_nbytes(&made) != len) {
-    char text[64 + DLX_MAX_NDIM * 22];
+    char text[DLX_SHAPE_TEXT];
     long long need = (long long)dlx_tensor_nbytes(&made);
     dlxl_closetensor(out);
     return dlxl_error(
         L, DLX_VALUE_ERROR, "frombuffer: %zu bytes do not match shape %s of %s (%lld bytes)", len,
-        format_shape(text, sizeof text, shape, ndim), dlx_dtype_info_of(dtype)->name, need);
+        dlx_shape_text(text, sizeof text, shape, ndim), dlx_dtype_info_of(dtype)->name, need);
   }
   if (len > 0) memcpy(made.buffer->data, s, len);
   dlxl_gcdebt(L, (int64_t)len);
