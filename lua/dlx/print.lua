@@ -220,7 +220,7 @@ function M.format(t)
   elseif is_storage_only(dtype) then
     values = "<" .. dtype .. " data>"
   elseif t.numel == 0 then
-    values = "[]" -- as NumPy, whatever the shape (the shape follows): a {2^30, 0} has no rows to walk
+    values = "[]" -- as NumPy, whatever the shape (printed after): no empty rows are walked
   else
     values = layout(leaf_lists(t, t.numel > options.threshold, dtype), #PREFIX, 1, false)
   end
