@@ -249,6 +249,12 @@ extern const luaL_Reg dlxl_joining_methods[];
 /* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
 extern const luaL_Reg dlxl_construct_funcs[];
 extern const luaL_Reg dlxl_construct_methods[];
+/* indexing.c: t:index_select, gather, scatter_, index_add_, masked_select, masked_fill_,
+ * nonzero; and t[key], t[key] = v for keys that are not strings (tensor.c's __index and
+ * __newindex call them with the tensor at 1, the key at 2 and the value at 3) */
+extern const luaL_Reg dlxl_indexing_methods[];
+int dlxl_index_get(lua_State *L);
+int dlxl_index_set(lua_State *L);
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
  * memory t is in when the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
