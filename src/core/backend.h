@@ -59,6 +59,46 @@ typedef struct dlx_random_request {
   uint64_t range;  /* INT: >= 1 */
 } dlx_random_request;
 
+/* The indexing ops of the backend entry index_op. Index tensors hold int64 indices, 1-based or
+ * negative from the end (-1 is the last), and masks are bool; every tensor lives on the
+ * backend's device and may have any strides, stride-0 dims included. Elements are moved bit for
+ * bit (dtypes match; the core casts beforehand) and are whole bytes (no sub-byte dtypes). */
+typedef enum dlx_index_op {
+  /* index holds no value outside 1..size and -size..-1; else ValueError naming the first bad
+   * one (in row-major order) and dim + 1. Writes nothing. */
+  DLX_INDEX_CHECK,
+  /* dst, src and index have dst's shape; src's stride along dim is 0: dst[p] = src[p + i *
+   * stride], i being index[p] made 0-based. */
+  DLX_INDEX_GATHER,
+  /* dst, src and index have index's shape; dst's stride along dim is 0: dst[p + i * stride] =
+   * src[p] (SCATTER: the last write wins) or += src[p] (SCATTER_ADD: duplicates accumulate;
+   * integers wrap, bool ors, float16 and bfloat16 add in float32). */
+  DLX_INDEX_SCATTER,
+  DLX_INDEX_SCATTER_ADD,
+  /* src and the mask `index` have one shape; dst is 1-D, C-contiguous, with one element per
+   * true mask element: the chosen elements of src in row-major order. */
+  DLX_INDEX_MASKED_SELECT,
+  /* dst and the mask have one shape; src is 1-D (any stride, 0 too) with an element per true
+   * mask element: the k-th true position of dst (row-major) gets src[k]. */
+  DLX_INDEX_MASKED_SCATTER,
+  /* dst is int64, C-contiguous, {count, ndim of the mask}: the 1-based positions of the true
+   * elements of the mask, in row-major order (a 0-d mask: dst is {count, 0}). */
+  DLX_INDEX_NONZERO,
+  /* count = the true elements of the mask. */
+  DLX_INDEX_COUNT
+} dlx_index_op;
+
+typedef struct dlx_index_request {
+  dlx_index_op op;
+  const dlx_tensor *dst;   /* written by GATHER, SCATTER*, MASKED_SELECT/SCATTER, NONZERO */
+  const dlx_tensor *src;   /* read by GATHER, SCATTER*, MASKED_SELECT/SCATTER */
+  const dlx_tensor *index; /* the int64 indices, or the bool mask of MASKED_*, NONZERO, COUNT */
+  int32_t dim;             /* the indexed dim (0-based) */
+  int64_t size;            /* its size: the range of the indices */
+  int64_t stride;          /* its stride in the indexed tensor */
+  int64_t count;           /* COUNT's result */
+} dlx_index_request;
+
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
@@ -214,6 +254,9 @@ typedef struct dlx_backend {
    *   in float64 (dlx_rng_real with the dtype's significand bits) and rounded once to dst;
    * - INT: dst is an integer dtype holding every value of [low, low + range). */
   int (*fill_random)(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+
+  /* Optional (NULL: a DeviceError): the indexing ops of a dlx_index_request (below). */
+  int (*index_op)(dlx_index_request *r, dlx_error *err);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

@@ -9,6 +9,7 @@
 #include "core/dlpack_io.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/indexing.h"
 #include "core/ops.h"
 #include "core/scalar.h"
 #include "core/tensor.h"

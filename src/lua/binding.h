@@ -249,6 +249,12 @@ extern const luaL_Reg dlxl_joining_methods[];
 /* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
 extern const luaL_Reg dlxl_construct_funcs[];
 extern const luaL_Reg dlxl_construct_methods[];
+/* indexing.c: t:index_select, gather, scatter_, index_add_, masked_select, masked_fill_,
+ * nonzero; and t[key], t[key] = v for keys that are not strings (tensor.c's __index and
+ * __newindex call them with the tensor at 1, the key at 2 and the value at 3) */
+extern const luaL_Reg dlxl_indexing_methods[];
+int dlxl_index_get(lua_State *L);
+int dlxl_index_set(lua_State *L);
 /* create.c: pushes a new uninitialised C-contiguous tensor, returns its userdata and its view in
  * *view; src (or NULL), a tensor the call reads, is checked again after a collection. */
 dlxl_tensor *dlxl_pushempty(lua_State *L, const dlxl_tensor *src, const int64_t *shape,

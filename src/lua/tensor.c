@@ -187,7 +187,7 @@ static const struct {
 };
 
 /* __index: a method (upvalue 1 is the method table, where tools/check_docs.lua finds it too),
- * else a property, else nil. Upvalue 2 is the metatable. Upvalue 1 is not the state: the helpers
+ * else a property, else nil; keys that are not strings index the tensor (indexing.c). Upvalue 2 is the metatable. Upvalue 1 is not the state: the helpers
  * this calls find it in the registry when they need it. */
 static int tensor_index(lua_State *L) {
   const char *key;
@@ -195,7 +195,7 @@ static int tensor_index(lua_State *L) {
   void *p;
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-  if (lua_type(L, 2) != LUA_TSTRING) return 1;
+  if (lua_type(L, 2) != LUA_TSTRING) return dlxl_index_get(L);
   key = lua_tostring(L, 2);
   for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++) {
     if (key[0] != properties[i].name[0] || strcmp(key, properties[i].name) != 0) continue;
@@ -210,6 +210,7 @@ static int tensor_index(lua_State *L) {
 }
 
 static int tensor_newindex(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING) return dlxl_index_set(L);
   return dlxl_error(L, DLX_TYPE_ERROR,
                     "cannot set field '%s' of a tensor: its properties are "
                     "read-only and it has no other fields",
@@ -265,7 +266,7 @@ void dlxl_open_tensor(lua_State *L, int state) {
   const luaL_Reg *const method_sets[] = {
       dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods, dlxl_reduce_methods,
       dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,  dlxl_joining_methods,
-      dlxl_construct_methods, dlxl_random_methods};
+      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods};
   dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);
