@@ -213,20 +213,24 @@ static int unsupported(dlx_ew_op op, dlx_dtype compute, dlx_error *err) {
                   dtype_name(compute));
 }
 
-dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute) {
+static dlx_dtype result_of(dlx_ew_op op, dlx_dtype compute) {
   if (ops[op].flags & BOOL_RESULT) return DLX_BOOL;
   if ((ops[op].flags & PART_RESULT) && dlx_dtype_kind(compute) == DLX_KIND_COMPLEX)
     return compute == DLX_COMPLEX128 ? DLX_FLOAT64 : DLX_FLOAT32;
   return compute;
 }
 
+dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute) { return result_of(op, compute); }
+
 /* The compute and result dtypes once the operands have promoted to c. */
 static int op_dtypes(dlx_ew_op op, dlx_dtype c, dlx_dtype *compute, dlx_dtype *result,
                      dlx_error *err) {
-  if ((ops[op].flags & TO_FLOAT) && dlx_kind_rank(dlx_dtype_kind(c)) < 2) c = DLX_FLOAT32;
+  /* below float: bool, integer (and storage-only, which promotion has refused already) */
+  if ((ops[op].flags & TO_FLOAT) && (kind_bit(dlx_dtype_kind(c)) & (K_FLOAT | K_COMPLEX)) == 0)
+    c = DLX_FLOAT32;
   if ((ops[op].kinds & kind_bit(dlx_dtype_kind(c))) == 0) return unsupported(op, c, err);
   *compute = c;
-  *result = dlx_ew_result_of(op, c);
+  *result = result_of(op, c);
   return 0;
 }
 
@@ -417,7 +421,10 @@ static void release(prepared *p) {
 }
 
 static bool has_shape(const dlx_tensor *t, const int64_t *shape, int32_t ndim) {
-  return t->ndim == ndim && memcmp(t->shape, shape, (size_t)ndim * sizeof shape[0]) == 0;
+  if (t->ndim != ndim) return false;
+  for (int32_t d = 0; d < ndim; d++) /* a few dims: no call to memcmp */
+    if (t->shape[d] != shape[d]) return false;
+  return true;
 }
 
 /* An operand that has the result's shape already is used as it is (its expand would be the same
@@ -491,7 +498,10 @@ static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *
   if (backend->elementwise == NULL || !dlx_device_equal(device, dlx_tensor_device(b))) return -1;
   rc = dlx_buffer_check(a->buffer, err);
   if (rc == 0) rc = dlx_buffer_check(b->buffer, err);
-  if (rc == 0) rc = dlx_result_dtype(a->dtype, a->dtype, &promoted, err);
+  /* a dtype promotes with itself to itself; a storage-only one gets promotion's error */
+  promoted = a->dtype;
+  if (rc == 0 && dlx_dtype_is_storage_only(a->dtype))
+    rc = dlx_result_dtype(a->dtype, a->dtype, &promoted, err);
   if (rc == 0) rc = op_dtypes(op, promoted, &compute, &result, err);
   if (rc == 0) rc = check_integer_errors(op, &in[1], compute, err);
   if (rc == 0) rc = dlx_tensor_empty(out, a->shape, a->ndim, result, device, err);
