@@ -511,8 +511,9 @@ static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *
   return rc;
 }
 
-int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
-                      dlx_error *err) {
+/* Any operands: every check, broadcasting, a destination and its overlap. */
+static int run_general(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                       dlx_error *err) {
   int arity = dlx_ew_arity(op);
   const dlx_tensor *tensors[DLX_EW_MAX_INPUTS + 1];
   int64_t shape[DLX_MAX_NDIM];
@@ -523,7 +524,6 @@ int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst
   prepared p;
   const dlx_backend *backend = NULL;
   int rc;
-  if (dst == NULL && arity == 2 && (rc = run_same_shape_pair(op, in, out, err)) != -1) return rc;
   for (int k = 0; k < arity; k++) tensors[k] = in[k].tensor;
   tensors[arity] = dst;
   rc = check_devices(op, tensors, arity + 1, &device, &backend, err);
@@ -553,6 +553,15 @@ int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst
   }
   release(&p);
   return rc;
+}
+
+int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                      dlx_error *err) {
+  int rc;
+  /* the general path's preparation is apart: the commonest calls do not pay for its frame */
+  if (dst == NULL && dlx_ew_arity(op) == 2 && (rc = run_same_shape_pair(op, in, out, err)) != -1)
+    return rc;
+  return run_general(op, in, dst, out, err);
 }
 
 int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,

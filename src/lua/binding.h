@@ -152,8 +152,8 @@ void dlxl_open_tensor(lua_State *L, int state);
  * DLX_MAX_NDIM): fill it with dlxl_settensor after a core call, which must make at most that
  * many dims. Loads dlx.core first when a host calls in before require "dlx". */
 dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room);
-/* dlxl_newtensor with dlx.Tensor's metatable taken from the stack at mt_idx (one that
- * dlxl_totensor_keep left there), without looking it up. */
+/* dlxl_newtensor with dlx.Tensor's metatable taken from the stack at the absolute index mt_idx
+ * (one that dlxl_totensor_keep left there), without looking it up. */
 dlxl_tensor *dlxl_newtensor_mt(lua_State *L, int32_t room, int mt_idx);
 /* Moves t (and its reference) into the closed userdata u. A t of more dims than u has room for
  * is a bug of the caller: t is released and an error raised. */

@@ -28,9 +28,7 @@ static dlxl_tensor *push_closed(lua_State *L, int32_t room) {
 }
 
 dlxl_tensor *dlxl_newtensor_mt(lua_State *L, int32_t room, int mt_idx) {
-  dlxl_tensor *u;
-  mt_idx = lua_absindex(L, mt_idx);
-  u = push_closed(L, room);
+  dlxl_tensor *u = push_closed(L, room);
   lua_pushvalue(L, mt_idx);
   lua_setmetatable(L, -2);
   return u;
