@@ -260,6 +260,31 @@ describe("operators", function()
     assert.are.same({ 12, -14, 16 }, (a + a):totable())
   end)
 
+  it("give a tensor whichever side the tensor is on, and refuse other values", function()
+    local r = 1 + a
+    assert.are.equal("tensor", dlx.type(r))
+    assert.are.same({ 7, -6, 9 }, r:totable())
+    assert.are.same({ 36, 49, 64 }, (a * a):abs():totable())
+    assert.are.same({ 2, -1 }, (~dlx.tensor({ -3, 0 }, { dtype = "int8" })):totable())
+    for _, other in ipairs({ io.stdout, a:__dlpack(), "x", setmetatable({}, {}), print }) do
+      h.raises("TypeError", function() return a + other end)
+      h.raises("TypeError", function() return other * a end)
+    end
+  end)
+
+  it("on small 1-d operands of any stride give the general path's results", function()
+    local x = dlx.arange(16, { dtype = "float32" })
+    local s = x:slice(1, 1, -1, 2) -- 0, 2, ..., 14: stride 2
+    assert.are.same({ 0, 4, 8, 12, 16, 20, 24, 28 }, (s + s):totable())
+    assert.are.same({ 1, 5, 9, 13, 17, 21, 25, 29 }, (s + x:slice(1, 2, -1, 2)):totable())
+    local one = x:slice(1, 4, 4) -- one element, its stride of no account
+    assert.are.same({ 6 }, (one + one):totable())
+    local back = x:slice(1, -1, 1, -1) -- negative stride
+    local fifteens = {}
+    for i = 1, 16 do fifteens[i] = 15 end
+    assert.are.same(fifteens, (back + x):totable())
+  end)
+
   it("== stays identity", function()
     local b = dlx.tensor({ 6, -7, 8 })
     assert.is_false(a == b)

@@ -213,20 +213,24 @@ static int unsupported(dlx_ew_op op, dlx_dtype compute, dlx_error *err) {
                   dtype_name(compute));
 }
 
-dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute) {
+static dlx_dtype result_of(dlx_ew_op op, dlx_dtype compute) {
   if (ops[op].flags & BOOL_RESULT) return DLX_BOOL;
   if ((ops[op].flags & PART_RESULT) && dlx_dtype_kind(compute) == DLX_KIND_COMPLEX)
     return compute == DLX_COMPLEX128 ? DLX_FLOAT64 : DLX_FLOAT32;
   return compute;
 }
 
+dlx_dtype dlx_ew_result_of(dlx_ew_op op, dlx_dtype compute) { return result_of(op, compute); }
+
 /* The compute and result dtypes once the operands have promoted to c. */
 static int op_dtypes(dlx_ew_op op, dlx_dtype c, dlx_dtype *compute, dlx_dtype *result,
                      dlx_error *err) {
-  if ((ops[op].flags & TO_FLOAT) && dlx_kind_rank(dlx_dtype_kind(c)) < 2) c = DLX_FLOAT32;
+  /* below float: bool, integer (and storage-only, which promotion has refused already) */
+  if ((ops[op].flags & TO_FLOAT) && (kind_bit(dlx_dtype_kind(c)) & (K_FLOAT | K_COMPLEX)) == 0)
+    c = DLX_FLOAT32;
   if ((ops[op].kinds & kind_bit(dlx_dtype_kind(c))) == 0) return unsupported(op, c, err);
   *compute = c;
-  *result = dlx_ew_result_of(op, c);
+  *result = result_of(op, c);
   return 0;
 }
 
@@ -417,7 +421,10 @@ static void release(prepared *p) {
 }
 
 static bool has_shape(const dlx_tensor *t, const int64_t *shape, int32_t ndim) {
-  return t->ndim == ndim && memcmp(t->shape, shape, (size_t)ndim * sizeof shape[0]) == 0;
+  if (t->ndim != ndim) return false;
+  for (int32_t d = 0; d < ndim; d++) /* a few dims: no call to memcmp */
+    if (t->shape[d] != shape[d]) return false;
+  return true;
 }
 
 /* An operand that has the result's shape already is used as it is (its expand would be the same
@@ -491,7 +498,10 @@ static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *
   if (backend->elementwise == NULL || !dlx_device_equal(device, dlx_tensor_device(b))) return -1;
   rc = dlx_buffer_check(a->buffer, err);
   if (rc == 0) rc = dlx_buffer_check(b->buffer, err);
-  if (rc == 0) rc = dlx_result_dtype(a->dtype, a->dtype, &promoted, err);
+  /* a dtype promotes with itself to itself; a storage-only one gets promotion's error */
+  promoted = a->dtype;
+  if (rc == 0 && dlx_dtype_is_storage_only(a->dtype))
+    rc = dlx_result_dtype(a->dtype, a->dtype, &promoted, err);
   if (rc == 0) rc = op_dtypes(op, promoted, &compute, &result, err);
   if (rc == 0) rc = check_integer_errors(op, &in[1], compute, err);
   if (rc == 0) rc = dlx_tensor_empty(out, a->shape, a->ndim, result, device, err);
@@ -501,8 +511,9 @@ static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *
   return rc;
 }
 
-int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
-                      dlx_error *err) {
+/* Any operands: every check, broadcasting, a destination and its overlap. */
+static int run_general(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                       dlx_error *err) {
   int arity = dlx_ew_arity(op);
   const dlx_tensor *tensors[DLX_EW_MAX_INPUTS + 1];
   int64_t shape[DLX_MAX_NDIM];
@@ -513,7 +524,6 @@ int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst
   prepared p;
   const dlx_backend *backend = NULL;
   int rc;
-  if (dst == NULL && arity == 2 && (rc = run_same_shape_pair(op, in, out, err)) != -1) return rc;
   for (int k = 0; k < arity; k++) tensors[k] = in[k].tensor;
   tensors[arity] = dst;
   rc = check_devices(op, tensors, arity + 1, &device, &backend, err);
@@ -543,6 +553,15 @@ int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst
   }
   release(&p);
   return rc;
+}
+
+int dlx_elementwise_n(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *dst, dlx_tensor *out,
+                      dlx_error *err) {
+  int rc;
+  /* the general path's preparation is apart: the commonest calls do not pay for its frame */
+  if (dst == NULL && dlx_ew_arity(op) == 2 && (rc = run_same_shape_pair(op, in, out, err)) != -1)
+    return rc;
+  return run_general(op, in, dst, out, err);
 }
 
 int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,

@@ -74,9 +74,11 @@ static void scalar_to_bytes(const dlx_scalar *value, dlx_dtype dtype, char *out)
   cast_or_copy(from, dtype)(out, 0, wide, 0, 1);
 }
 
+/* Item sizes are powers of two: a mask, not a division (which would cost more than a small
+ * kernel's whole loop). */
 static bool aligned(const char *p, int64_t size) {
-  int64_t align = size > 8 ? 8 : size;
-  return (uintptr_t)p % (uintptr_t)align == 0;
+  uintptr_t align = size > 8 ? 8 : size > 0 ? (uintptr_t)size : 1;
+  return ((uintptr_t)p & (align - 1)) == 0;
 }
 
 /* One input's chunk for the kernel: in place when it can be, else cast into buf. Returns the
@@ -159,11 +161,17 @@ static void run_range(void *ctx, int64_t begin, int64_t end) {
 
 static const int64_t zero_strides[DLX_MAX_NDIM];
 
+/* dlx_tensor_is_contiguous, deciding the 1-d tensors of small calls without a call. */
+static bool is_contiguous(const dlx_tensor *t) {
+  if (t->ndim == 1) return t->strides[0] == 1 || t->shape[0] <= 1;
+  return dlx_tensor_is_contiguous(t);
+}
+
 /* The first element of a contiguous operand that the kernel can take in place (its dtype, C
  * order, aligned), else NULL. */
 static const char *in_place(const dlx_tensor *t, dlx_dtype dtype) {
   const char *first;
-  if (t->dtype != dtype || !dlx_tensor_is_contiguous(t)) return NULL;
+  if (t->dtype != dtype || !is_contiguous(t)) return NULL;
   first = (const char *)t->buffer->data + t->offset * dlx_itemsize(dtype);
   return aligned(first, dlx_itemsize(dtype)) ? first : NULL;
 }
@@ -172,13 +180,18 @@ static const char *in_place(const dlx_tensor *t, dlx_dtype dtype) {
  * would make for them (a contiguous walk is one row, and a row this short is one chunk on one
  * thread), without planning the walk. Returns false when the operands are not like that. */
 static bool run_small(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
-                      dlx_cpu_ew_kernel kernel, dlx_dtype kdtype, dlx_dtype kout) {
+                      dlx_dtype compute) {
   alignas(16) char scalars[2][16];
   const char *x[2] = {NULL, NULL};
   int nin = dlx_ew_arity(op), given = 0;
-  char *out;
   int64_t n = dlx_tensor_numel(dst);
-  if (n > CHUNK || (out = (char *)in_place(dst, kout)) == NULL) return false;
+  dlx_dtype kdtype = dlx_cpu_ew_kernel_dtype(compute);
+  dlx_cpu_ew_kernel kernel;
+  char *out;
+  if (nin > 2 || n > CHUNK) return false;
+  kernel = dlx_cpu_ew_kernel_for(op, kdtype);
+  if (kernel == NULL || (out = (char *)in_place(dst, dlx_ew_result_of(op, kdtype))) == NULL)
+    return false;
   for (int k = 0; k < nin; k++) {
     if (in[k].tensor == NULL) {
       scalar_to_bytes(&in[k].scalar, kdtype, scalars[k]);
@@ -208,8 +221,9 @@ static bool find_kernel(ew_plan *p, dlx_ew_op op, dlx_dtype kdtype) {
   return p->kernel != NULL;
 }
 
-int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
-                        dlx_dtype compute, dlx_error *err) {
+/* Any operands: the strided walk, its rows in chunks, over threads when large. */
+static int run_walk(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, dlx_dtype compute,
+                    dlx_error *err) {
   ew_plan p;
   const int64_t *strides[DLX_STRIDED_MAX_OPS];
   int64_t offsets[DLX_STRIDED_MAX_OPS], bytes = 0;
@@ -220,7 +234,6 @@ int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *
   if (!find_kernel(&p, op, kdtype))
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: no CPU kernel for %s", dlx_ew_name(op),
                     dlx_dtype_info_of(compute)->name);
-  if (p.kernel != NULL && run_small(op, dst, in, p.kernel, kdtype, p.kout)) return 0;
   p.koutsize = dlx_itemsize(p.kout);
   p.store = cast_or_copy(p.kout, dst->dtype);
   p.base[0] = dst->buffer->data;
@@ -255,4 +268,11 @@ int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *
   dlx_cpu_parallel_for(dlx_strided_rows(&p.it) * dlx_strided_inner_size(&p.it),
                        dlx_cpu_grain_items(bytes), run_range, &p);
   return 0;
+}
+
+int dlx_cpu_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                        dlx_dtype compute, dlx_error *err) {
+  /* the walk's planning is apart: small calls do not pay for its frame */
+  if (run_small(op, dst, in, compute)) return 0;
+  return run_walk(op, dst, in, compute, err);
 }

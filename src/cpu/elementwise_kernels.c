@@ -53,10 +53,12 @@ dlx_cpu_ew_kernel dlx_cpu_ew_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_
 dlx_cpu_ew_kernel dlx_cpu_ew_kernel_for(dlx_ew_op op, dlx_dtype kdtype) {
   dlx_cpu_ew_kernel kernel;
   if ((int)op < 0 || op >= DLX_EW_NUM_OPS || kdtype > DLX_COMPLEX128) return NULL;
-  /* every call of a small op comes here: one test of the CPU, not the choice of the best ISA */
+  /* every call of a small op comes here: one test of the CPU (the features libgcc read once at
+   * load time), not the choice of the best ISA */
   kernel = dlx_cpu_ew_kernels_portable[op][kdtype];
 #if defined(DLX_CPU_X86)
-  if (dlx_cpu_isa_available(DLX_CPU_ISA_AVX2)) kernel = dlx_cpu_ew_kernels_avx2[op][kdtype];
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    kernel = dlx_cpu_ew_kernels_avx2[op][kdtype];
 #endif
   return kernel != NULL ? kernel : dlx_cpu_math_kernel(op, kdtype);
 }

@@ -152,6 +152,9 @@ void dlxl_open_tensor(lua_State *L, int state);
  * DLX_MAX_NDIM): fill it with dlxl_settensor after a core call, which must make at most that
  * many dims. Loads dlx.core first when a host calls in before require "dlx". */
 dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room);
+/* dlxl_newtensor with dlx.Tensor's metatable taken from the stack at the absolute index mt_idx
+ * (one that dlxl_totensor_keep left there), without looking it up. */
+dlxl_tensor *dlxl_newtensor_mt(lua_State *L, int32_t room, int mt_idx);
 /* Moves t (and its reference) into the closed userdata u. A t of more dims than u has room for
  * is a bug of the caller: t is released and an error raised. */
 void dlxl_settensor(lua_State *L, dlxl_tensor *u, const dlx_tensor *t);
@@ -163,6 +166,10 @@ void dlxl_closetensor(dlxl_tensor *u);
 dlxl_tensor *dlxl_totensor(lua_State *L, int idx);
 /* The same for a C function of dlx.core that already has its state s (not NULL). */
 dlxl_tensor *dlxl_totensor_in(lua_State *L, const dlxl_state *s, int idx);
+/* dlxl_totensor_in that leaves the value's metatable, when it has one, on the stack (the
+ * metatable of dlx.Tensor when it returns a tensor): for callers whose result is pushed on top
+ * anyway, which save the call that pops it. */
+dlxl_tensor *dlxl_totensor_keep(lua_State *L, const dlxl_state *s, int idx);
 /* An open tensor as a view in *view (returned), or raises (TypeError for other values,
  * ValueError for a closed tensor). */
 const dlx_tensor *dlxl_checktensor(lua_State *L, int idx, dlx_tensor *view);

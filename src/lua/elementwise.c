@@ -38,13 +38,8 @@ static void set_tensor(call *c, int k, const dlxl_tensor *u) {
   if (u->ndim > c->ndim) c->ndim = u->ndim;
 }
 
-/* Operand k, at idx: a tensor, or a weak scalar. */
-static void check_operand(lua_State *L, const dlxl_state *s, int idx, call *c, int k) {
-  dlxl_tensor *u = dlxl_totensor_in(L, s, idx);
-  if (u != NULL) {
-    set_tensor(c, k, dlxl_checkopen(L, u));
-    return;
-  }
+/* Operand k, at idx, which is not a tensor: a weak scalar. */
+static void check_scalar(lua_State *L, int idx, call *c, int k) {
   switch (lua_type(L, idx)) {
   case LUA_TNUMBER:
   case LUA_TBOOLEAN:
@@ -59,6 +54,15 @@ static void check_operand(lua_State *L, const dlxl_state *s, int idx, call *c, i
   }
 }
 
+/* Operand k, at idx: a tensor, or a weak scalar. */
+static void check_operand(lua_State *L, const dlxl_state *s, int idx, call *c, int k) {
+  dlxl_tensor *u = dlxl_totensor_in(L, s, idx);
+  if (u != NULL)
+    set_tensor(c, k, dlxl_checkopen(L, u));
+  else
+    check_scalar(L, idx, c, k);
+}
+
 /* After a collection (dlxl_reclaim) ran finalizers, every tensor operand must still be open. */
 static bool reclaim(lua_State *L, int rc, bool *retried, const call *c, const dlxl_tensor *dst) {
   if (!dlxl_reclaim(L, rc, retried, dst)) return false;
@@ -67,10 +71,10 @@ static bool reclaim(lua_State *L, int rc, bool *retried, const call *c, const dl
   return true;
 }
 
-/* Pushes the call's result as a new tensor. */
-static int push_result(lua_State *L, const call *c) {
-  dlxl_tensor *out = dlxl_newtensor(L, c->ndim);
-  dlxl_state *s = dlxl_upstate(L);
+/* Pushes the call's result as a new tensor, whose metatable is at mt_idx when not 0. */
+static int push_result(lua_State *L, dlxl_state *s, const call *c, int mt_idx) {
+  dlxl_tensor *out =
+      mt_idx != 0 ? dlxl_newtensor_mt(L, c->ndim, mt_idx) : dlxl_newtensor(L, c->ndim);
   dlx_tensor made;
   dlx_error err;
   bool retried = false;
@@ -138,7 +142,7 @@ static int ew_method(lua_State *L) {
   call c;
   call_init(&c, op_of(L));
   check_operands(L, &c, 1, true);
-  return push_result(L, &c);
+  return push_result(L, dlxl_upstate(L), &c, 0);
 }
 
 /* t:add_(b): t = t + b, returns t */
@@ -178,21 +182,33 @@ static int ew_function(lua_State *L) {
   call_init(&c, op_of(L));
   name = dlx_ew_name(c.op);
   opts = check_operands(L, &c, 1, false);
-  if (lua_isnoneornil(L, opts)) return push_result(L, &c);
+  if (lua_isnoneornil(L, opts)) return push_result(L, dlxl_upstate(L), &c, 0);
   if (lua_type(L, opts) != LUA_TTABLE)
     return dlxl_error(L, DLX_TYPE_ERROR, "%s: opts must be a table {out =}, not a %s", name,
                       dlxl_typename(L, opts));
   dst = check_out(L, opts, name, function_options, 1, &view);
-  if (dst == NULL) return push_result(L, &c);
+  if (dst == NULL) return push_result(L, dlxl_upstate(L), &c, 0);
   return write_result(L, &c, dst, lua_gettop(L));
 }
 
-/* The operators: Lua passes both operands (a unary operator gets its operand twice). */
-static int ew_operator(lua_State *L) {
+/* The operators: Lua passes both operands (a unary operator gets its operand twice). The
+ * metatables the checks leave on the stack stay there (the result goes on top), and the first
+ * tensor's is the result's. */
+static int run_operator(lua_State *L, dlx_ew_op op) {
+  dlxl_state *s = dlxl_upstate(L);
+  int mt_idx = 0;
   call c;
-  call_init(&c, op_of(L));
-  check_operands(L, &c, 1, false);
-  return push_result(L, &c);
+  call_init(&c, op);
+  for (int k = 0; k < dlx_ew_arity(op); k++) {
+    dlxl_tensor *u = dlxl_totensor_keep(L, s, k + 1);
+    if (u == NULL) {
+      check_scalar(L, k + 1, &c, k);
+      continue;
+    }
+    set_tensor(&c, k, dlxl_checkopen(L, u));
+    if (mt_idx == 0) mt_idx = lua_gettop(L);
+  }
+  return push_result(L, s, &c, mt_idx);
 }
 
 /* ---- nan_to_num(t[, {nan =, posinf =, neginf =, out =}]) */
@@ -255,7 +271,7 @@ static int nan_to_num_call(lua_State *L, int mode) {
   c.in[1].tensor = c.in[2].tensor = c.in[3].tensor = NULL;
   if (mode == 1) return write_result(L, &c, c.in[0].tensor, 1);
   if (dst != NULL) return write_result(L, &c, dst, top - 3);
-  return push_result(L, &c);
+  return push_result(L, dlxl_upstate(L), &c, 0);
 }
 
 static int nan_to_num_method(lua_State *L) { return nan_to_num_call(L, 0); }
@@ -292,27 +308,47 @@ void dlxl_set_elementwise_funcs(lua_State *L, int state) {
       set_closure(L, state, ew_function, (dlx_ew_op)op, dlx_ew_name((dlx_ew_op)op));
 }
 
+/* One C function per operator, its op a constant: reading it from an upvalue costs a Lua API
+ * call on every operation. */
+#define OPERATOR(fn, op)                                                                           \
+  static int fn(lua_State *L) { return run_operator(L, op); }
+OPERATOR(op_add, DLX_EW_ADD)
+OPERATOR(op_sub, DLX_EW_SUB)
+OPERATOR(op_mul, DLX_EW_MUL)
+OPERATOR(op_div, DLX_EW_DIV)
+OPERATOR(op_idiv, DLX_EW_FLOOR_DIVIDE)
+OPERATOR(op_mod, DLX_EW_REMAINDER)
+OPERATOR(op_pow, DLX_EW_POW)
+OPERATOR(op_unm, DLX_EW_NEG)
+OPERATOR(op_band, DLX_EW_BITWISE_AND)
+OPERATOR(op_bor, DLX_EW_BITWISE_OR)
+OPERATOR(op_bxor, DLX_EW_BITWISE_XOR)
+OPERATOR(op_shl, DLX_EW_BITWISE_LEFT_SHIFT)
+OPERATOR(op_shr, DLX_EW_BITWISE_RIGHT_SHIFT)
+OPERATOR(op_bnot, DLX_EW_BITWISE_NOT)
+
 static const struct {
   const char *event;
+  lua_CFunction fn;
   dlx_ew_op op;
 } operators[] = {
-    {"__add", DLX_EW_ADD},
-    {"__sub", DLX_EW_SUB},
-    {"__mul", DLX_EW_MUL},
-    {"__div", DLX_EW_DIV},
-    {"__idiv", DLX_EW_FLOOR_DIVIDE},
-    {"__mod", DLX_EW_REMAINDER},
-    {"__pow", DLX_EW_POW},
-    {"__unm", DLX_EW_NEG},
-    {"__band", DLX_EW_BITWISE_AND},
-    {"__bor", DLX_EW_BITWISE_OR},
-    {"__bxor", DLX_EW_BITWISE_XOR},
-    {"__shl", DLX_EW_BITWISE_LEFT_SHIFT},
-    {"__shr", DLX_EW_BITWISE_RIGHT_SHIFT},
-    {"__bnot", DLX_EW_BITWISE_NOT},
+    {"__add", op_add, DLX_EW_ADD},
+    {"__sub", op_sub, DLX_EW_SUB},
+    {"__mul", op_mul, DLX_EW_MUL},
+    {"__div", op_div, DLX_EW_DIV},
+    {"__idiv", op_idiv, DLX_EW_FLOOR_DIVIDE},
+    {"__mod", op_mod, DLX_EW_REMAINDER},
+    {"__pow", op_pow, DLX_EW_POW},
+    {"__unm", op_unm, DLX_EW_NEG},
+    {"__band", op_band, DLX_EW_BITWISE_AND},
+    {"__bor", op_bor, DLX_EW_BITWISE_OR},
+    {"__bxor", op_bxor, DLX_EW_BITWISE_XOR},
+    {"__shl", op_shl, DLX_EW_BITWISE_LEFT_SHIFT},
+    {"__shr", op_shr, DLX_EW_BITWISE_RIGHT_SHIFT},
+    {"__bnot", op_bnot, DLX_EW_BITWISE_NOT},
 };
 
 void dlxl_set_elementwise_metamethods(lua_State *L, int state) {
   for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
-    set_closure(L, state, ew_operator, operators[i].op, operators[i].event);
+    set_closure(L, state, operators[i].fn, operators[i].op, operators[i].event);
 }

@@ -13,7 +13,8 @@
  * access, where one by name first interns the string. */
 static const char metatable_key;
 
-dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room) {
+/* A closed userdata with room for room dims, pushed; its metatable is not set yet. */
+static dlxl_tensor *push_closed(lua_State *L, int32_t room) {
   dlxl_tensor *u;
   if (room < 0 || room > DLX_MAX_NDIM) room = DLX_MAX_NDIM;
   u = lua_newuserdatauv(L, sizeof *u + 2 * (size_t)room * sizeof u->dims[0], 0);
@@ -23,6 +24,18 @@ dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room) {
   u->room = room;
   u->readonly = false;
   u->offset = 0;
+  return u;
+}
+
+dlxl_tensor *dlxl_newtensor_mt(lua_State *L, int32_t room, int mt_idx) {
+  dlxl_tensor *u = push_closed(L, room);
+  lua_pushvalue(L, mt_idx);
+  lua_setmetatable(L, -2);
+  return u;
+}
+
+dlxl_tensor *dlxl_newtensor(lua_State *L, int32_t room) {
+  dlxl_tensor *u = push_closed(L, room);
   if (dlxl_upstate(L) != NULL) {
     lua_getiuservalue(L, DLXL_STATE, DLXL_UV_TENSOR_MT);
   } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &metatable_key) == LUA_TNIL) {
@@ -67,6 +80,12 @@ const dlx_tensor *dlxl_getview(const dlxl_tensor *u, dlx_tensor *view) {
 void dlxl_closetensor(dlxl_tensor *u) {
   dlx_buffer_release(u->buffer);
   u->buffer = NULL;
+}
+
+dlxl_tensor *dlxl_totensor_keep(lua_State *L, const dlxl_state *s, int idx) {
+  void *p = lua_touserdata(L, idx);
+  if (p == NULL || !lua_getmetatable(L, idx)) return NULL;
+  return lua_topointer(L, -1) == s->tensor_mt ? p : NULL;
 }
 
 dlxl_tensor *dlxl_totensor_in(lua_State *L, const dlxl_state *s, int idx) {
@@ -132,7 +151,7 @@ void dlxl_gcdebt_in(lua_State *L, dlxl_state *s, int64_t nbytes) {
 /* t:close(), __gc and __close. A script may call them on any value through getmetatable(t):
  * checked. */
 static int tensor_close(lua_State *L) {
-  dlxl_tensor *u = dlxl_totensor(L, 1);
+  dlxl_tensor *u = dlxl_totensor_keep(L, dlxl_upstate(L), 1); /* the stack is dropped next */
   if (u == NULL)
     return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
   dlxl_closetensor(u);
