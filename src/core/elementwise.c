@@ -264,13 +264,6 @@ int dlx_ew_dtypes_n(dlx_ew_op op, const dlx_operand *in, dlx_dtype *compute, dlx
 
 /* ---- shapes */
 
-static void format_shape(const int64_t *shape, int32_t ndim, char *buf, size_t size) {
-  size_t used = (size_t)snprintf(buf, size, "{");
-  for (int32_t d = 0; d < ndim && used < size; d++)
-    used += (size_t)snprintf(buf + used, size - used, d ? ", %lld" : "%lld", (long long)shape[d]);
-  if (used < size) snprintf(buf + used, size - used, "}");
-}
-
 /* The NumPy broadcast of two shapes into out (ndim *out_ndim); -1 when they do not broadcast. */
 static int broadcast_shapes(const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
                             int64_t *out, int32_t *out_ndim) {
@@ -286,9 +279,9 @@ static int broadcast_shapes(const int64_t *a, int32_t na, const int64_t *b, int3
 
 static int shape_error(const char *what, const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
                        dlx_error *err) {
-  char sa[160], sb[160];
-  format_shape(a, na, sa, sizeof sa);
-  format_shape(b, nb, sb, sizeof sb);
+  char sa[DLX_SHAPE_TEXT], sb[DLX_SHAPE_TEXT];
+  dlx_shape_text(sa, sizeof sa, a, na);
+  dlx_shape_text(sb, sizeof sb, b, nb);
   return dlx_fail(err, DLX_VALUE_ERROR, what, sa, sb);
 }
 
