@@ -100,4 +100,5 @@ const dlx_backend dlx_cpu_backend = {
     .num_threads = dlx_cpu_num_threads,
     .set_num_threads = dlx_cpu_set_num_threads,
     .fill_random = dlx_cpu_fill_random,
+    .sort_rows = dlx_cpu_sort_rows,
 };

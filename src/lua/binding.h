@@ -249,6 +249,8 @@ extern const luaL_Reg dlxl_joining_methods[];
 /* construct.c: dlx.linspace, logspace, eye, the *_like functions, tril, triu; t:tril, t:triu */
 extern const luaL_Reg dlxl_construct_funcs[];
 extern const luaL_Reg dlxl_construct_methods[];
+/* sort.c: t:sort, argsort, topk, unique */
+extern const luaL_Reg dlxl_sort_methods[];
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
  * memory t is in when the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
