@@ -71,7 +71,9 @@ local function assert_same_values(want, got)
       assert.is_true(b ~= b, "NaN expected at " .. i)
     else
       assert.are.equal(a, b, "at " .. i)
-      if a == 0 and type(a) == "number" then assert.are.equal(1 / a, 1 / b, "zero sign at " .. i) end
+      if a == 0 and type(a) == "number" then
+        assert.are.equal(1 / a, 1 / b, "zero sign at " .. i)
+      end
     end
   end
 end
