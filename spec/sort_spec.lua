@@ -263,3 +263,9 @@ describe("unique", function()
     h.raises("TypeError", function() dlx.tensor({1, 2}):unique {return_counts = 1} end)
   end)
 end)
+
+describe("sorting against the device comparisons' reference", function()
+  -- spec/sort_device.lua's comparisons run on the CPU itself, so that they are known to pass
+  -- where the devices agree with the CPU.
+  require "spec.sort_device" ("cpu", it)
+end)
