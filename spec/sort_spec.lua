@@ -211,6 +211,8 @@ describe("topk", function()
     assert.are.same({{9, 1}, {8, 2}, {5, 5}}, v:totable())
     v = dlx.tensor(4):topk(1)
     assert.are.equal(4, v:item())
+    v = dlx.tensor(4):topk(0)
+    assert.are.same({0}, v.shape)
   end)
 
   it("refuses k out of range and complex tensors", function()

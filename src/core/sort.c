@@ -180,10 +180,11 @@ int dlx_topk(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int
     return dlx_fail(err, DLX_VALUE_ERROR, "topk: k = %lld out of range for a dim of size %lld",
                     (long long)k, (long long)n);
   if (k == 0 || dlx_tensor_numel(src) == 0) {
+    int32_t ndim = src->ndim > 0 ? src->ndim : 1; /* none of a 0-d tensor's one: {0} */
     memcpy(shape, src->shape, sizeof shape);
-    if (src->ndim > 0) shape[dim] = k;
-    rc = empty_like_src(values, src, shape, src->ndim, src->dtype, err);
-    if (rc == 0) rc = empty_like_src(indices, src, shape, src->ndim, DLX_INT64, err);
+    shape[dim] = k;
+    rc = empty_like_src(values, src, shape, ndim, src->dtype, err);
+    if (rc == 0) rc = empty_like_src(indices, src, shape, ndim, DLX_INT64, err);
     if (rc != 0) dlx_tensor_close(values);
     return rc;
   }

@@ -22,7 +22,7 @@ int dlx_sort(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int
 
 /* The k largest (or smallest) elements along dim, in order (largest first, or smallest first),
  * with their 1-based indices: dlx_sort's first k along dim. ValueError unless 0 <= k <= the
- * dim's size. */
+ * dim's size (1 for a 0-d src, whose k = 0 gives shape {0}). */
 int dlx_topk(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int64_t k, int32_t dim,
              bool largest, dlx_error *err);
 

@@ -60,7 +60,8 @@ static int tensor_topk(lua_State *L) {
   bool largest = lua_isnoneornil(L, 4) || dlxl_optboolean(L, 4, "topk: largest"), retried = false;
   dlx_error err;
   int rc;
-  dlxl_tensor *uv = dlxl_newtensor(L, t->ndim), *ui = dlxl_newtensor(L, t->ndim);
+  int32_t room = t->ndim > 0 ? t->ndim : 1; /* k = 0 of a 0-d tensor gives shape {0} */
+  dlxl_tensor *uv = dlxl_newtensor(L, room), *ui = dlxl_newtensor(L, room);
   do rc = dlx_topk(&values, &indices, t, (int64_t)k, dim, largest, &err);
   while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
   dlxl_check(L, rc, &err);
