@@ -28,14 +28,14 @@ typedef struct sort_job {
 #define FILL_KEYS(KT, FN)                                                                          \
   for (int64_t i = 0; i < n; i++) keys[i] = (KT)(FN(((const KT *)row)[i]) ^ flip)
 
-/* Sorts one row of n elements of key type KT, positions of type IT. scratch holds 2 n keys and
- * 2 n positions. */
+/* Sorts one row of n elements of key type KT, positions of type IT. scratch (malloc's, aligned
+ * for any type) holds 2 n positions, then 2 n keys. */
 #define DEFINE_SORT_ROW(NAME, KT, IT)                                                              \
   static void NAME(const sort_job *job, const char *row, char *values, int64_t *indices,           \
                    void *scratch) {                                                                \
     int64_t n = job->n, hist[sizeof(KT)][256];                                                     \
-    KT *keys = scratch, *keys2 = keys + n, flip = job->descending ? (KT) ~(KT)0 : 0;               \
-    IT *pos = (IT *)(keys2 + n), *pos2 = pos + n;                                                  \
+    IT *pos = scratch, *pos2 = pos + n; /* first: 2 n positions keep the keys 8-byte aligned */    \
+    KT *keys = (KT *)(pos2 + n), *keys2 = keys + n, flip = job->descending ? (KT) ~(KT)0 : 0;      \
     switch (job->kind) {                                                                           \
     case DLX_SORT_KEY_BOOL:                                                                        \
       FILL_KEYS(KT, dlx_sort_key_bool);                                                            \
