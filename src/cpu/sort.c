@@ -1,8 +1,8 @@
 /* sort.c -- the CPU's sort_rows: a least-significant-digit radix sort of each row's keys
- * (src/common/sort_keys.h), one byte a pass, carrying the elements' positions along. Each pass
- * scatters the elements in the order they come, so equal keys keep their order (stable) and the
- * result does not depend on anything but the input; passes whose byte is the same for the whole
- * row are skipped. Rows are spread over the pool's threads. */
+ * (src/common/sort_keys.h), one digit a pass (8 or 11 bits), carrying the elements' positions
+ * along. Each pass scatters the elements in the order they come, so equal keys keep their order
+ * (stable) and the result does not depend on anything but the input; passes whose digit is the
+ * same for the whole row are skipped. Rows are spread over the pool's threads. */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,13 +28,19 @@ typedef struct sort_job {
 #define FILL_KEYS(KT, FN)                                                                          \
   for (int64_t i = 0; i < n; i++) keys[i] = (KT)(FN(((const KT *)row)[i]) ^ flip)
 
-/* Sorts one row of n elements of key type KT, positions of type IT. scratch (malloc's, aligned
- * for any type) holds 2 n positions, then 2 n keys. */
-#define DEFINE_SORT_ROW(NAME, KT, IT)                                                              \
+/* The histograms of a row's digits: at most 8 passes of up to 2^11 buckets. */
+#define HIST_BYTES ((size_t)8 * 2048 * sizeof(int64_t))
+
+/* Sorts one row of n elements of key type KT, positions of type IT, BITS bits a digit (11 for
+ * 32- and 64-bit keys: three passes over a float32 row instead of four, the 2^11 counters still
+ * in the L1 cache). scratch (malloc's, aligned for any type) holds the histograms, 2 n
+ * positions, then 2 n keys: each part starts aligned for its type. */
+#define DEFINE_SORT_ROW(NAME, KT, IT, BITS)                                                        \
   static void NAME(const sort_job *job, const char *row, char *values, int64_t *indices,           \
                    void *scratch) {                                                                \
-    int64_t n = job->n, hist[sizeof(KT)][256];                                                     \
-    IT *pos = scratch, *pos2 = pos + n; /* first: 2 n positions keep the keys 8-byte aligned */    \
+    enum { PASSES = (8 * sizeof(KT) + BITS - 1) / BITS, RADIX = 1 << BITS };                       \
+    int64_t n = job->n, (*hist)[RADIX] = scratch;                                                  \
+    IT *pos = (IT *)((char *)scratch + HIST_BYTES), *pos2 = pos + n;                               \
     KT *keys = (KT *)(pos2 + n), *keys2 = keys + n, flip = job->descending ? (KT) ~(KT)0 : 0;      \
     switch (job->kind) {                                                                           \
     case DLX_SORT_KEY_BOOL:                                                                        \
@@ -77,24 +83,24 @@ typedef struct sort_job {
       FILL_KEYS(KT, dlx_sort_key_f64);                                                             \
       break;                                                                                       \
     }                                                                                              \
-    memset(hist, 0, sizeof hist);                                                                  \
+    memset(hist, 0, (size_t)PASSES *RADIX * sizeof(int64_t));                                      \
     for (int64_t i = 0; i < n; i++) {                                                              \
       KT k = keys[i];                                                                              \
       pos[i] = (IT)i;                                                                              \
-      for (size_t p = 0; p < sizeof(KT); p++) hist[p][(k >> (8 * p)) & 0xff]++;                    \
+      for (int p = 0; p < PASSES; p++) hist[p][(k >> (BITS * p)) & (RADIX - 1)]++;                 \
     }                                                                                              \
-    for (size_t p = 0; p < sizeof(KT); p++) {                                                      \
+    for (int p = 0; p < PASSES; p++) {                                                             \
       int64_t *h = hist[p], sum = 0;                                                               \
       KT *swap_keys;                                                                               \
       IT *swap_pos;                                                                                \
-      if (h[(keys[0] >> (8 * p)) & 0xff] == n) continue; /* one byte value: nothing moves */       \
-      for (int b = 0; b < 256; b++) {                                                              \
+      if (h[(keys[0] >> (BITS * p)) & (RADIX - 1)] == n) continue; /* one digit: nothing moves */  \
+      for (int b = 0; b < RADIX; b++) {                                                            \
         int64_t count = h[b];                                                                      \
         h[b] = sum;                                                                                \
         sum += count;                                                                              \
       }                                                                                            \
       for (int64_t i = 0; i < n; i++) {                                                            \
-        int64_t to = h[(keys[i] >> (8 * p)) & 0xff]++;                                             \
+        int64_t to = h[(keys[i] >> (BITS * p)) & (RADIX - 1)]++;                                   \
         keys2[to] = keys[i];                                                                       \
         pos2[to] = pos[i];                                                                         \
       }                                                                                            \
@@ -107,14 +113,14 @@ typedef struct sort_job {
     }                                                                                              \
   }
 
-DEFINE_SORT_ROW(sort_row_8, uint8_t, uint32_t)
-DEFINE_SORT_ROW(sort_row_16, uint16_t, uint32_t)
-DEFINE_SORT_ROW(sort_row_32, uint32_t, uint32_t)
-DEFINE_SORT_ROW(sort_row_64, uint64_t, uint32_t)
-DEFINE_SORT_ROW(sort_row_8_long, uint8_t, uint64_t)
-DEFINE_SORT_ROW(sort_row_16_long, uint16_t, uint64_t)
-DEFINE_SORT_ROW(sort_row_32_long, uint32_t, uint64_t)
-DEFINE_SORT_ROW(sort_row_64_long, uint64_t, uint64_t)
+DEFINE_SORT_ROW(sort_row_8, uint8_t, uint32_t, 8)
+DEFINE_SORT_ROW(sort_row_16, uint16_t, uint32_t, 8)
+DEFINE_SORT_ROW(sort_row_32, uint32_t, uint32_t, 11)
+DEFINE_SORT_ROW(sort_row_64, uint64_t, uint32_t, 11)
+DEFINE_SORT_ROW(sort_row_8_long, uint8_t, uint64_t, 8)
+DEFINE_SORT_ROW(sort_row_16_long, uint16_t, uint64_t, 8)
+DEFINE_SORT_ROW(sort_row_32_long, uint32_t, uint64_t, 11)
+DEFINE_SORT_ROW(sort_row_64_long, uint64_t, uint64_t, 11)
 
 typedef void (*sort_row_fn)(const sort_job *, const char *, char *, int64_t *, void *);
 
@@ -140,8 +146,8 @@ static void sort_rows_range(void *ctx, int64_t begin, int64_t end) {
   size_t n = (size_t)job->n, pos_size = long_rows(job) ? 8 : 4;
   sort_row_fn fn = row_fn(job);
   void *scratch;
-  if (n > SIZE_MAX / 2 / (job->size + pos_size) ||
-      (scratch = malloc(2 * n * (job->size + pos_size))) == NULL) {
+  if (n > (SIZE_MAX - HIST_BYTES) / 2 / (job->size + pos_size) ||
+      (scratch = malloc(HIST_BYTES + 2 * n * (job->size + pos_size))) == NULL) {
     atomic_store(&job->failed, true);
     return;
   }
