@@ -257,6 +257,17 @@ typedef struct dlx_backend {
 
   /* Optional (NULL: a DeviceError): the indexing ops of a dlx_index_request (below). */
   int (*index_op)(dlx_index_request *r, dlx_error *err);
+  /* Optional (NULL: a DeviceError): a stable sort of each row of src.
+   * - src is C-contiguous of shape [rows, n] (ndim 2, rows >= 1, n >= 1), bool, an integer or a
+   *   real float dtype; values (src's dtype) and indices (int64) are fresh and C-contiguous of
+   *   src's shape;
+   * - the order is src/common/sort_keys.h's (-0.0 equals 0.0, NaN above +inf; descending
+   *   reverses it) and equal keys keep their order, so the result is unique: the same on any
+   *   number of threads and on every backend;
+   * - indices[r][i] is the 1-based position in row r of the i-th element in order, and
+   *   values[r][i] is that element, bit for bit. */
+  int (*sort_rows)(const dlx_tensor *src, bool descending, const dlx_tensor *values,
+                   const dlx_tensor *indices, dlx_error *err);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

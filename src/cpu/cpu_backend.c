@@ -101,4 +101,5 @@ const dlx_backend dlx_cpu_backend = {
     .set_num_threads = dlx_cpu_set_num_threads,
     .fill_random = dlx_cpu_fill_random,
     .index_op = dlx_cpu_index_op,
+    .sort_rows = dlx_cpu_sort_rows,
 };

@@ -3,6 +3,7 @@
 #ifndef DLX_CPU_KERNELS_H
 #define DLX_CPU_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/backend.h"
@@ -20,6 +21,9 @@ int dlx_cpu_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const d
 int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
 /* indexing.c */
 int dlx_cpu_index_op(dlx_index_request *r, dlx_error *err);
+/* sort.c */
+int dlx_cpu_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
+                      const dlx_tensor *indices, dlx_error *err);
 
 /* Packed fp4/fp6 copy (subbyte.c): dst and src have the same sub-byte dtype and shape. */
 void dlx_cpu_copy_subbyte(const dlx_tensor *dst, const dlx_tensor *src);

@@ -62,6 +62,7 @@ const dlx_backend dlx_cuda_backend = {
     .stream = &dlx_cuda_stream_ops,
     .refine_import = device_refine_import,
     .fill_random = dlx_cuda_fill_random_tensor,
+    .sort_rows = dlx_cuda_sort_rows_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
@@ -113,6 +114,12 @@ static int host_like_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim
   return rc != 0 ? rc : dlx_cpu_backend.along_dim(op, src, dim, dst, err);
 }
 
+static int host_like_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
+                               const dlx_tensor *indices, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.sort_rows(src, descending, values, indices, err);
+}
+
 static int host_like_synchronize(int32_t device_id, dlx_error *err) {
   (void)device_id;
   return wait_all_devices(err);
@@ -158,6 +165,7 @@ const dlx_backend dlx_cuda_host_backend = {
     .reduce_stat = host_like_reduce_stat,
     .along_dim = host_like_along_dim,
     .fill_random = host_like_fill_random,
+    .sort_rows = host_like_sort_rows,
     .synchronize = host_like_synchronize,
 };
 
@@ -194,6 +202,7 @@ const dlx_backend dlx_cuda_managed_backend = {
     .reduce_stat = host_like_reduce_stat,
     .along_dim = host_like_along_dim,
     .fill_random = host_like_fill_random,
+    .sort_rows = host_like_sort_rows,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

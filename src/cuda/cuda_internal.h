@@ -66,6 +66,8 @@ int dlx_cuda_reduce_stat_tensor(dlx_stat_op op, double param, const dlx_tensor *
 int dlx_cuda_along_dim_tensor(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
                               const dlx_tensor *dst, dlx_error *err);
 int dlx_cuda_fill_random_tensor(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+int dlx_cuda_sort_rows_tensor(const dlx_tensor *src, bool descending, const dlx_tensor *values,
+                              const dlx_tensor *indices, dlx_error *err);
 int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
                              bool to_device, dlx_error *err);
 int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,

@@ -152,6 +152,20 @@ typedef struct dlx_cuda_random_request {
 } dlx_cuda_random_request;
 int dlx_cuda_fill_random(const dlx_cuda_random_request *r, void *stream);
 
+/* A stable sort of each row (sort_rows, src/core/backend.h): src, values (elem_size bytes an
+ * element) and indices (int64, 1-based) are C-contiguous [rows, n]; key_kind is a DLX_SORT_KEY_*
+ * of src/common/sort_keys.h. */
+typedef struct dlx_cuda_sort_request {
+  const void *src;
+  void *values;
+  int64_t *indices;
+  int elem_size;
+  int key_kind;
+  int descending;
+  int64_t rows, n;
+} dlx_cuda_sort_request;
+int dlx_cuda_sort_rows(const dlx_cuda_sort_request *r, void *stream);
+
 /* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
  * allocator of the current device, for the given stream (allocator.c). */
 void *dlx_cuda_scratch_alloc(size_t nbytes, void *stream);

@@ -206,8 +206,9 @@ static const struct {
 };
 
 /* __index: a method (upvalue 1 is the method table, where tools/check_docs.lua finds it too),
- * else a property, else nil; keys that are not strings index the tensor (indexing.c). Upvalue 2 is the metatable. Upvalue 1 is not the state: the helpers
- * this calls find it in the registry when they need it. */
+ * else a property, else nil; keys that are not strings index the tensor (indexing.c). Upvalue 2 is
+ * the metatable. Upvalue 1 is not the state: the helpers this calls find it in the registry when
+ * they need it. */
 static int tensor_index(lua_State *L) {
   const char *key;
   dlx_tensor view;
@@ -283,9 +284,9 @@ const luaL_Reg dlxl_tensor_methods[] = {
  * state userdata, whose user value and tensor_mt it sets. */
 void dlxl_open_tensor(lua_State *L, int state) {
   const luaL_Reg *const method_sets[] = {
-      dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods, dlxl_reduce_methods,
-      dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,  dlxl_joining_methods,
-      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods};
+      dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods,     dlxl_reduce_methods,
+      dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,      dlxl_joining_methods,
+      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods};
   dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);

@@ -72,6 +72,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_STAT_FINISH,
   DLX_ZE_ALONG_DIM,
   DLX_ZE_FILL_RANDOM,
+  DLX_ZE_SORT_ROWS,
   DLX_ZE_NUM_KERNELS
 };
 

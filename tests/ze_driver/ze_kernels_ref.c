@@ -10,6 +10,7 @@
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
 #include "common/philox.h"
+#include "common/sort_keys.h"
 #include "common/stats_ops.h"
 #include "core/backend.h"
 #include "core/buffer.h"
@@ -516,6 +517,100 @@ static const char *run_fill_random(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- sort: each phase as the kernel computes it, element by element */
+
+static void sort_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_sort_args *a = args[5];
+  *lo = 0;
+  if (i == 5)
+    *hi = sizeof *a;
+  else if (i <= 1)
+    *hi = (size_t)(a->rows * a->n * a->itemsize);
+  else if (i == 2)
+    *hi = (size_t)(a->rows * a->n) * sizeof(int64_t);
+  else
+    *hi = (size_t)(a->rows * a->padded) * sizeof(uint64_t);
+}
+
+static int64_t key_size(int64_t kind) {
+  if (kind <= DLX_SORT_KEY_I8) return 1;
+  if (kind <= DLX_SORT_KEY_BF16) return 2;
+  return kind <= DLX_SORT_KEY_F32 ? 4 : 8;
+}
+
+static const char *check_sort(const dlx_ze_sort_args *a) {
+  if (a->phase < DLX_ZE_SORT_KEYS || a->phase > DLX_ZE_SORT_GATHER) return "unknown phase";
+  if (a->key_kind < DLX_SORT_KEY_BOOL || a->key_kind > DLX_SORT_KEY_F64) return "unknown key";
+  if (a->itemsize != key_size(a->key_kind)) return "an itemsize that is not the key's";
+  if (a->flip != 0 &&
+      a->flip != (a->itemsize == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * a->itemsize)) - 1))
+    return "a flip that is not 0 or the key width's ones";
+  if (a->rows < 1 || a->n < 1 || a->padded < a->n || a->padded >= 2 * a->n ||
+      (a->padded & (a->padded - 1)) != 0)
+    return "rows, n or padded (the power of two >= n) out of range";
+  if (a->phase == DLX_ZE_SORT_STEP && (a->k < 2 || a->k > a->padded || (a->k & (a->k - 1)) != 0 ||
+                                       a->j < 1 || a->j >= a->k || (a->j & (a->j - 1)) != 0))
+    return "a bitonic step (k, j) out of range";
+  return NULL;
+}
+
+static void ref_sort_keys(const unsigned char *src, uint64_t *keys, int64_t *pos,
+                          const dlx_ze_sort_args *a) {
+  for (int64_t g = 0; g < a->rows * a->padded; g++) {
+    int64_t r = g / a->padded, i = g % a->padded;
+    uint64_t element = 0;
+    if (i < a->n) {
+      memcpy(&element, src + (r * a->n + i) * a->itemsize, (size_t)a->itemsize);
+      keys[g] = dlx_sort_key_at((int)a->key_kind, &element) ^ a->flip;
+    } else {
+      keys[g] = ~UINT64_C(0);
+    }
+    pos[g] = i;
+  }
+}
+
+static void ref_sort_step(uint64_t *keys, int64_t *pos, const dlx_ze_sort_args *a) {
+  for (int64_t g = 0; g < a->rows * a->padded; g++) {
+    int64_t i = g % a->padded, partner = i ^ a->j, h = g + (partner - i);
+    bool after;
+    if (partner <= i) continue;
+    after = keys[g] > keys[h] || (keys[g] == keys[h] && pos[g] > pos[h]);
+    if (after == ((i & a->k) == 0)) {
+      uint64_t key = keys[g];
+      int64_t p = pos[g];
+      keys[g] = keys[h];
+      pos[g] = pos[h];
+      keys[h] = key;
+      pos[h] = p;
+    }
+  }
+}
+
+static const char *run_sort_rows(void *const *args, uint32_t groups) {
+  const dlx_ze_sort_args *a = args[5];
+  const char *why = check_sort(a);
+  const unsigned char *src = args[0];
+  uint64_t *keys = args[3];
+  int64_t *pos = args[4];
+  (void)groups; /* grid-stride */
+  if (why != NULL) return why;
+  if (a->phase == DLX_ZE_SORT_KEYS) {
+    ref_sort_keys(src, keys, pos, a);
+  } else if (a->phase == DLX_ZE_SORT_STEP) {
+    ref_sort_step(keys, pos, a);
+  } else {
+    unsigned char *values = args[1];
+    int64_t *indices = args[2];
+    for (int64_t g = 0; g < a->rows * a->n; g++) {
+      int64_t r = g / a->n, p = pos[r * a->padded + g % a->n];
+      if (p < 0 || p >= a->n) return "a sorted position out of its row (keys not made?)";
+      memcpy(values + g * a->itemsize, src + (r * a->n + p) * a->itemsize, (size_t)a->itemsize);
+      indices[g] = p + 1;
+    }
+  }
+  return NULL;
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
@@ -527,6 +622,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_STAT_FINISH, 3, stat_finish_extent, run_stat_finish},
     {DLX_ZE_KERNEL_ALONG_DIM, 3, dim_extent, run_along_dim},
     {DLX_ZE_KERNEL_FILL_RANDOM, 2, random_extent, run_fill_random},
+    {DLX_ZE_KERNEL_SORT_ROWS, 6, sort_extent, run_sort_rows},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

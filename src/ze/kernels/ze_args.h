@@ -29,6 +29,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_STAT_FINISH "dlx_stat_finish"
 #define DLX_ZE_KERNEL_ALONG_DIM "dlx_along_dim"
 #define DLX_ZE_KERNEL_FILL_RANDOM "dlx_fill_random"
+#define DLX_ZE_KERNEL_SORT_ROWS "dlx_sort_rows"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -177,5 +178,28 @@ typedef struct dlx_ze_random_args {
   dlx_ze_i64 low;
   dlx_ze_u64 range;
 } dlx_ze_random_args;
+
+/* dlx_sort_rows(src, values, indices, keys, pos, args): a stable sort of the rows of src
+ * (C-contiguous [rows, n] of itemsize bytes) by a bitonic sort of (key, position) pairs, whose
+ * pairs are all different, so the order is unique: the CPU's. keys (ulong) and pos (long) are
+ * scratch of rows * padded elements, padded the power of two >= n. Launched once per phase:
+ * - KEYS: keys = src/common/sort_keys.h's key (complemented within its width when descending),
+ *   pos = the position in the row; the padding gets the key ~0 and positions >= n, last;
+ * - STEP: one compare-exchange step of the bitonic network, (k, j), for all rows;
+ * - GATHER: values = the element at each sorted position, indices = the position + 1. */
+#define DLX_ZE_SORT_KEYS 0
+#define DLX_ZE_SORT_STEP 1
+#define DLX_ZE_SORT_GATHER 2
+typedef struct dlx_ze_sort_args {
+  dlx_ze_i64 phase;
+  dlx_ze_i64 key_kind; /* DLX_SORT_KEY_* */
+  dlx_ze_i64 itemsize; /* 1, 2, 4 or 8 */
+  dlx_ze_u64 flip;     /* XOR of the keys: 0, or the key width's ones when descending */
+  dlx_ze_i64 rows;
+  dlx_ze_i64 n;
+  dlx_ze_i64 padded;
+  dlx_ze_i64 k; /* STEP: the size of the bitonic sequences being merged */
+  dlx_ze_i64 j; /* STEP: the distance of the pairs compared */
+} dlx_ze_sort_args;
 
 #endif

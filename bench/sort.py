@@ -1,0 +1,75 @@
+"""sort: t:sort() of 16 Mi float32 against torch.sort and NumPy's np.sort / np.argsort.
+
+dlx runs in a Lua state inside this process (examples/python/dlx_host.py, DLX_LIBRARY naming
+libdlx.so), so one wall clock (time.perf_counter) times every case, in rounds that interleave
+the cases (a change in the machine's load hits them all); the table shows each case's median and
+the ratio torch.sort / case. Every case sorts uniform random float32 in [0, 1) (dlx.rand and
+torch.rand, NumPy sorts torch's array). dlx's sort and torch.sort give values and int64 indices;
+np.sort gives values only (x86-simd-sort where the CPU has AVX-512 or AVX2) and
+np.argsort(kind="stable") indices only, so both are shown. dlx and PyTorch use their default
+thread counts, printed. The goal: dlx sort >= 1.0 x torch.sort (ratio >= 1.0).
+
+    DLX_LIBRARY=build/libdlx.so python3 bench/sort.py [--mi 16] [--rounds 5]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import dlx_host  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mi", type=int, default=16, help="elements, in Mi")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    n = args.mi << 20
+    lua = dlx_host.LuaState()
+    lua.load_string('dlx = require "dlx"; dlx.manual_seed(1)')
+    lua.eval("X = dlx.rand(...); return X.numel", n)
+    lua.load_string("SORT = function() local v, i = X:sort(); return v.numel + i.numel end")
+    lua.load_string("ARGSORT = function() return X:argsort().numel end")
+    print("machine: %s, %d cores; load average %.2f; threads: dlx %d, torch %d; NumPy %s, "
+          "PyTorch %s; %d Mi float32"
+          % (os.uname().machine, os.cpu_count(), os.getloadavg()[0],
+             lua.eval("return dlx.get_num_threads()"), torch.get_num_threads(),
+             np.__version__, torch.__version__, args.mi))
+    torch.manual_seed(1)
+    x = torch.rand(n)
+    a = x.numpy()
+    cases = [
+        ("torch.sort (reference)", lambda: torch.sort(x)),
+        ("dlx t:sort() (values, indices; stable)", lambda: lua.eval("return SORT()")),
+        ("torch.sort(stable=True)", lambda: torch.sort(x, stable=True)),
+        ("np.sort (values only)", lambda: np.sort(a)),
+        ("dlx t:argsort()", lambda: lua.eval("return ARGSORT()")),
+        ("np.argsort(kind='stable')", lambda: np.argsort(a, kind="stable")),
+    ]
+    times = [[] for _ in cases]
+    for _ in range(args.rounds):
+        for i, (_, run) in enumerate(cases):
+            t0 = time.perf_counter()
+            result = run()
+            times[i].append(time.perf_counter() - t0)
+            del result
+            lua.eval("collectgarbage(); collectgarbage()")  # the last case's memory, untimed
+    lua.close()
+    reference = statistics.median(times[0])
+    print("| case | median | torch.sort / case |")
+    print("|---|---|---|")
+    for (name, _), t in zip(cases, times):
+        m = statistics.median(t)
+        print("| %s | %.1f ms | %.2f |" % (name, m * 1e3, reference / m))
+    print("goal: dlx t:sort() >= 1.0 x torch.sort (torch.sort / case >= 1.0)")
+
+
+if __name__ == "__main__":
+    main()
