@@ -3,7 +3,7 @@
 # already runs tests/c/test_alloc_fail, test_lifetime, test_threads and spec/stress_spec.lua and
 # spec/property_spec.lua:
 #   1. ThreadSanitizer: the threaded C tests built with -fsanitize=thread by clang-16
-#      (build-tsan), then the soak test for SOAK_SECONDS (60).
+#      (build-tsan), then the soak test for SOAK_SECONDS (60) in four processes.
 #   2. valgrind memcheck of the C tests of the Release build that scripts/test made (build/).
 #   3. The property specs against NumPy (python3-numpy), with more cases.
 #   4. The libFuzzer import fuzzer (build-fuzz): the committed corpus, then FUZZ_SECONDS (90)
@@ -34,10 +34,15 @@ cmake --preset tsan -DCMAKE_C_COMPILER=clang-16
 cmake --build --preset tsan --parallel "$(nproc)"
 ctest --preset tsan
 # the soak test of the host API (tests/soak) for a minute: loans, gifts and capsules across
-# threads; a hang is a failure after three times its length, not a stalled CI
+# threads, as four processes of a quarter each (TSan's trace memory grows with a process's
+# length, and its runtime has crashed inside itself late in long runs, clang 14 and 16 alike);
+# a hang is a failure after three times a run's length, not a stalled CI
 soak_seconds=${SOAK_SECONDS:-60}
-DLX_SOAK_SECONDS=$soak_seconds TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  timeout --signal=KILL $((soak_seconds * 3 + 60)) build-tsan/soak_tsan
+for run in 1 2 3 4; do
+  echo "soak under ThreadSanitizer, run $run of 4"
+  DLX_SOAK_SECONDS=$((soak_seconds / 4)) TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    timeout --signal=KILL $((soak_seconds * 3 / 4 + 60)) build-tsan/soak_tsan
+done
 
 section "hostile: valgrind memcheck of the C tests ($build)"
 # Not the exhaustive kernel tests test_cpu_cast, test_cpu_reduce and test_cpu_math_ulp: their
