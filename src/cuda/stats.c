@@ -5,7 +5,7 @@
  * lines across the memory are first copied into rows (stats_plan.h chooses). */
 #include <stdbool.h>
 
-#include "common/stats_ops.h"
+#include "common/stats_host.h"
 #include "core/dtype.h"
 #include "core/ops.h"
 #include "cuda/cuda_internal.h"
@@ -17,19 +17,6 @@ static void *element0(const dlx_tensor *t) {
 }
 
 /* ---- var, std, logsumexp, norm */
-
-static int stat_kind(dlx_stat_op op, double param) {
-  switch (op) {
-  case DLX_STAT_VAR:
-    return DLX_STAT_K_VAR;
-  case DLX_STAT_STD:
-    return DLX_STAT_K_STD;
-  case DLX_STAT_LOGSUMEXP:
-    return DLX_STAT_K_LSE;
-  default:
-    return param == 1 ? DLX_STAT_K_NORM1 : param == 2 ? DLX_STAT_K_NORM2 : DLX_STAT_K_NORMINF;
-  }
-}
 
 static int launch_stat(const dlx_cuda_stat_request *r, int32_t device_id, dlx_error *err) {
   dlx_cuda_guard guard;
@@ -50,7 +37,7 @@ int dlx_cuda_reduce_stat_tensor(dlx_stat_op op, double param, const dlx_tensor *
   int rc = dlx_cuda_three_dims(src, dims, &packed, &is_packed, sizes, err);
   if (rc != 0) return rc;
   plan = dlx_cuda_plan_stat(sizes[0], sizes[1], sizes[2]);
-  r = (dlx_cuda_stat_request){.kind = stat_kind(op, param),
+  r = (dlx_cuda_stat_request){.kind = dlx_stat_kind(op, param),
                               .param = param,
                               .src = element0(is_packed ? &packed : src),
                               .src_dtype = (int)src->dtype,

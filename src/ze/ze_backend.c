@@ -6,7 +6,7 @@
 #include "backends/builtin.h"
 #include "common/elementwise_host.h"
 #include "common/philox.h"
-#include "common/stats_ops.h"
+#include "common/stats_host.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "core/device.h"
@@ -432,19 +432,6 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
 
 /* ---- var, std, logsumexp, norm */
 
-static int stat_kind(dlx_stat_op op, double param) {
-  switch (op) {
-  case DLX_STAT_VAR:
-    return DLX_STAT_K_VAR;
-  case DLX_STAT_STD:
-    return DLX_STAT_K_STD;
-  case DLX_STAT_LOGSUMEXP:
-    return DLX_STAT_K_LSE;
-  default:
-    return param == 1 ? DLX_STAT_K_NORM1 : param == 2 ? DLX_STAT_K_NORM2 : DLX_STAT_K_NORMINF;
-  }
-}
-
 /* The two passes of the reductions (chunks chosen from the sizes alone), with the partials of
  * src/common/stats_ops.h merged in a fixed order: the results do not depend on the device. */
 static int ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
@@ -461,7 +448,7 @@ static int ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, u
   if (r.n_out * r.chunks > UINT32_MAX)
     return dlx_fail(err, DLX_VALUE_ERROR, "too many outputs for one Level Zero reduction");
   memset(&a, 0, sizeof a);
-  a.kind = stat_kind(op, param);
+  a.kind = dlx_stat_kind(op, param);
   a.param = param;
   a.src_dtype = src->dtype;
   a.dst_dtype = dst->dtype;
