@@ -63,6 +63,7 @@ const dlx_backend dlx_cuda_backend = {
     .refine_import = device_refine_import,
     .fill_random = dlx_cuda_fill_random_tensor,
     .sort_rows = dlx_cuda_sort_rows_tensor,
+    .index_op = dlx_cuda_index_op_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
@@ -120,6 +121,11 @@ static int host_like_sort_rows(const dlx_tensor *src, bool descending, const dlx
   return rc != 0 ? rc : dlx_cpu_backend.sort_rows(src, descending, values, indices, err);
 }
 
+static int host_like_index_op(dlx_index_request *r, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.index_op(r, err);
+}
+
 static int host_like_synchronize(int32_t device_id, dlx_error *err) {
   (void)device_id;
   return wait_all_devices(err);
@@ -166,6 +172,7 @@ const dlx_backend dlx_cuda_host_backend = {
     .along_dim = host_like_along_dim,
     .fill_random = host_like_fill_random,
     .sort_rows = host_like_sort_rows,
+    .index_op = host_like_index_op,
     .synchronize = host_like_synchronize,
 };
 
@@ -203,6 +210,7 @@ const dlx_backend dlx_cuda_managed_backend = {
     .along_dim = host_like_along_dim,
     .fill_random = host_like_fill_random,
     .sort_rows = host_like_sort_rows,
+    .index_op = host_like_index_op,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

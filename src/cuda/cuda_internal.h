@@ -49,7 +49,7 @@ int dlx_cuda_three_dims(const dlx_tensor *src, uint64_t dims, dlx_tensor *packed
                         int64_t sizes[3], dlx_error *err);
 
 /* Entries of dlx_cuda_backend, defined in allocator.c, runtime.c, copy.c, reduce.c,
- * elementwise.c and stats.c. */
+ * elementwise.c, stats.c, random.c, sort.c and indexing.c. */
 size_t dlx_cuda_memory_allocated(int32_t device_id);
 size_t dlx_cuda_memory_cached(int32_t device_id);
 int dlx_cuda_empty_cache(dlx_error *err);
@@ -68,6 +68,7 @@ int dlx_cuda_along_dim_tensor(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
 int dlx_cuda_fill_random_tensor(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
 int dlx_cuda_sort_rows_tensor(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                               const dlx_tensor *indices, dlx_error *err);
+int dlx_cuda_index_op_tensor(dlx_index_request *r, dlx_error *err);
 int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
                              bool to_device, dlx_error *err);
 int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,

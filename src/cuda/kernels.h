@@ -166,6 +166,52 @@ typedef struct dlx_cuda_sort_request {
 } dlx_cuda_sort_request;
 int dlx_cuda_sort_rows(const dlx_cuda_sort_request *r, void *stream);
 
+/* Indexing (index_op, src/core/backend.h) over a walk of ndim >= 1 dims in row-major order:
+ * each operand's strides in elements from its element 0 (all 0 for one the op does not walk).
+ * indexing_plan.h builds it; indexing_element.h holds what a thread does with it. */
+enum { DLX_CUDA_IX_DST, DLX_CUDA_IX_SRC, DLX_CUDA_IX_INDEX, DLX_CUDA_IX_OPERANDS };
+/* The ops, in the order of dlx_index_op (src/core/backend.h). */
+enum {
+  DLX_CUDA_INDEX_CHECK,
+  DLX_CUDA_INDEX_GATHER,
+  DLX_CUDA_INDEX_SCATTER,
+  DLX_CUDA_INDEX_SCATTER_ADD,
+  DLX_CUDA_INDEX_MASKED_SELECT,
+  DLX_CUDA_INDEX_MASKED_SCATTER,
+  DLX_CUDA_INDEX_NONZERO,
+  DLX_CUDA_INDEX_COUNT
+};
+typedef struct dlx_cuda_index_request {
+  int op;        /* a dlx_index_op value */
+  int dtype;     /* SCATTER_ADD: the dtype of dst and src */
+  int elem_size; /* bytes of an element of dst and src */
+  int32_t ndim;
+  int32_t dim; /* SCATTER*: the dim the lines run along */
+  int64_t numel;
+  int64_t shape[DLX_CUDA_MAX_DIMS];
+  int64_t strides[DLX_CUDA_IX_OPERANDS][DLX_CUDA_MAX_DIMS];
+  int64_t size, stride; /* the indexed dim's size, and its stride in the indexed tensor */
+  int64_t step;         /* MASKED_SCATTER: src's stride; NONZERO: dst's row (the mask's ndim) */
+  void *dst;
+  const void *src;
+  const void *index; /* int64 indices or a bool mask */
+} dlx_cuda_index_request;
+
+/* CHECK: *first = the row-major position of the first bad index and *value that index, or
+ * *first = numel when there is none. Waits for the stream. */
+int dlx_cuda_index_check(const dlx_cuda_index_request *r, int64_t *first, int64_t *value,
+                         void *stream);
+/* GATHER (a thread per element), SCATTER and SCATTER_ADD (a thread per line along dim). */
+int dlx_cuda_index_move(const dlx_cuda_index_request *r, void *stream);
+/* COUNT: *count = the true mask elements; waits for the stream. */
+int dlx_cuda_index_count(const dlx_cuda_index_request *r, int64_t *count, void *stream);
+/* MASKED_SELECT, MASKED_SCATTER and NONZERO: the true mask elements counted per tile of
+ * DLX_CUDA_INDEX_TILE elements, the counts scanned (CUB), then each tile written in order. */
+#define DLX_CUDA_INDEX_THREADS 256
+#define DLX_CUDA_INDEX_RUN 8 /* consecutive elements a thread takes */
+#define DLX_CUDA_INDEX_TILE (DLX_CUDA_INDEX_THREADS * DLX_CUDA_INDEX_RUN)
+int dlx_cuda_index_masked(const dlx_cuda_index_request *r, void *stream);
+
 /* Scratch memory for the kernels (CUB's temporary storage, partial results): from the caching
  * allocator of the current device, for the given stream (allocator.c). */
 void *dlx_cuda_scratch_alloc(size_t nbytes, void *stream);
