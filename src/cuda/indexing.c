@@ -6,9 +6,14 @@
 #include "cuda/indexing_plan.h"
 #include "cuda/kernels.h"
 
-_Static_assert(DLX_CUDA_INDEX_COUNT == (int)DLX_INDEX_COUNT &&
+_Static_assert(DLX_CUDA_INDEX_CHECK == (int)DLX_INDEX_CHECK &&
+                   DLX_CUDA_INDEX_GATHER == (int)DLX_INDEX_GATHER &&
+                   DLX_CUDA_INDEX_SCATTER == (int)DLX_INDEX_SCATTER &&
+                   DLX_CUDA_INDEX_SCATTER_ADD == (int)DLX_INDEX_SCATTER_ADD &&
+                   DLX_CUDA_INDEX_MASKED_SELECT == (int)DLX_INDEX_MASKED_SELECT &&
+                   DLX_CUDA_INDEX_MASKED_SCATTER == (int)DLX_INDEX_MASKED_SCATTER &&
                    DLX_CUDA_INDEX_NONZERO == (int)DLX_INDEX_NONZERO &&
-                   DLX_CUDA_INDEX_SCATTER_ADD == (int)DLX_INDEX_SCATTER_ADD,
+                   DLX_CUDA_INDEX_COUNT == (int)DLX_INDEX_COUNT,
                "kernels.h's index ops follow dlx_index_op");
 
 static int launch(dlx_index_request *r, const dlx_cuda_index_request *q, cudaStream_t stream,
