@@ -4,7 +4,8 @@
  * bit-for-bit copies, fills, every reduction of every dtype over odd shapes with permuted,
  * sliced and negative strides, with one and several chunks per output (the second pass), and
  * every elementwise op of every dtype (inputs of other dtypes, broadcast and scalar inputs,
- * outputs of other dtypes, all in such layouts). Memory
+ * outputs of other dtypes, all in such layouts), and the phases of the indexing kernel (every
+ * whole-byte dtype, stride-0 operands, repeated indices, empty and 0-d masks). Memory
  * is OpenCL shared virtual memory, so that kernels get interior pointers exactly as Level Zero
  * USM gives them.
  *
