@@ -73,6 +73,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_ALONG_DIM,
   DLX_ZE_FILL_RANDOM,
   DLX_ZE_SORT_ROWS,
+  DLX_ZE_INDEX,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -116,6 +117,15 @@ int dlx_ze_wait(dlx_ze_device *dev, dlx_error *err);
 /* The kernel, created (with its module) on first use. */
 int dlx_ze_kernel(dlx_ze_device *dev, enum dlx_ze_kernel_id id, ze_kernel_handle_t *out,
                   dlx_error *err);
+
+/* Launches kernel id on `groups` work-groups with the pointers ptrs[0 .. nptrs - 1] and then the
+ * argument block (copied into dev->args), and waits for it. Called with dev->lock held. */
+int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
+                  size_t block_size, void *const *ptrs, int nptrs, dlx_error *err);
+
+/* The backend's index_op (src/ze/ze_indexing.c). */
+struct dlx_index_request;
+int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
 
 /* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
 struct dlx_stream_ops;

@@ -33,7 +33,8 @@ _Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_stat_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_random_args) <= DLX_ZE_ARGS_SIZE &&
-                   sizeof(dlx_ze_sort_args) <= DLX_ZE_ARGS_SIZE,
+                   sizeof(dlx_ze_sort_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_index_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
 
 /* Grid-stride kernels need no more groups than this to keep a GPU busy. */
@@ -177,6 +178,11 @@ static int launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups,
                       "zeCommandListAppendLaunchKernel", err);
   if (rc == 0) rc = dlx_ze_wait(dev, err);
   return rc;
+}
+
+int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
+                  size_t block_size, void *const *ptrs, int nptrs, dlx_error *err) {
+  return launch(dev, id, groups, block, block_size, ptrs, nptrs, err);
 }
 
 static uint32_t groups_for(int64_t n) {
@@ -703,4 +709,5 @@ const dlx_backend dlx_ze_backend = {
     .refine_import = ze_refine_import,
     .fill_random = ze_fill_random,
     .sort_rows = ze_sort_rows,
+    .index_op = dlx_ze_index_op,
 };

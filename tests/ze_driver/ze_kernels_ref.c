@@ -611,6 +611,244 @@ static const char *run_sort_rows(void *const *args, uint32_t groups) {
   return NULL;
 }
 
+/* ---- indexing: the chunk phases in C, the moves on the CPU backend's index_op */
+
+/* The walk of the block with up to two extra dims (shape, byte stride) appended. */
+static void index_walk_extent(const dlx_ze_index_args *a, int m, int64_t itemsize, int extra,
+                              const int64_t *extra_shape, const int64_t *extra_strides, size_t *lo,
+                              size_t *hi) {
+  int64_t shape[DLX_ZE_MAX_NDIM + 2], strides[DLX_ZE_MAX_NDIM + 2], n = 1;
+  int64_t ndim = a->ndim < 0 ? 0 : a->ndim > DLX_ZE_MAX_NDIM ? DLX_ZE_MAX_NDIM : a->ndim;
+  for (int64_t d = 0; d < ndim; d++) {
+    shape[d] = a->shape[d];
+    strides[d] = a->strides[m][d];
+    n *= shape[d];
+  }
+  for (int k = 0; k < extra; k++) {
+    shape[ndim + k] = extra_shape[k];
+    strides[ndim + k] = extra_strides[k];
+    n *= extra_shape[k];
+  }
+  walk_extent(n, ndim + extra, shape, strides, itemsize, lo, hi);
+}
+
+static bool index_is_scatter(int64_t phase) {
+  return phase == DLX_ZE_INDEX_SCATTER || phase == DLX_ZE_INDEX_SCATTER_ADD;
+}
+
+static void index_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_index_args *a = args[4];
+  int64_t p = a->phase, size = a->itemsize;
+  int64_t line[2] = {a->len, a->size}, steps[2] = {0, a->stride};
+  bool mask_phase = p == DLX_ZE_INDEX_COUNT || p >= DLX_ZE_INDEX_MASKED_SELECT;
+  *lo = *hi = 0;
+  if (i == 4) {
+    *hi = sizeof *a;
+  } else if (i == 3) { /* scratch */
+    if (p != DLX_ZE_INDEX_GATHER && !index_is_scatter(p)) *hi = (size_t)(a->chunks + 1) * 8;
+  } else if (i == 2) { /* the index or the mask */
+    steps[0] = a->step[2];
+    if (p == DLX_ZE_INDEX_CHECK || p == DLX_ZE_INDEX_GATHER)
+      index_walk_extent(a, 2, 8, 0, NULL, NULL, lo, hi);
+    else if (index_is_scatter(p))
+      index_walk_extent(a, 2, 8, 1, line, steps, lo, hi);
+    else if (mask_phase)
+      index_walk_extent(a, 2, 1, 0, NULL, NULL, lo, hi);
+  } else if (p == DLX_ZE_INDEX_GATHER) {
+    index_walk_extent(a, i, size, i == 1, &a->size, &a->stride, lo, hi);
+  } else if (index_is_scatter(p)) {
+    steps[0] = a->step[i];
+    index_walk_extent(a, i, size, i == 0 ? 2 : 1, line, steps, lo, hi);
+  } else if (p == DLX_ZE_INDEX_MASKED_SELECT) {
+    if (i == 0)
+      *hi = (size_t)(a->count * size);
+    else
+      index_walk_extent(a, 1, size, 0, NULL, NULL, lo, hi);
+  } else if (p == DLX_ZE_INDEX_MASKED_SCATTER) {
+    if (i == 0)
+      index_walk_extent(a, 0, size, 0, NULL, NULL, lo, hi);
+    else
+      walk_extent(a->count, 1, &a->count, &a->src_step, size, lo, hi);
+  } else if (p == DLX_ZE_INDEX_NONZERO && i == 0) {
+    *hi = (size_t)(a->count * a->ndim * 8);
+  }
+}
+
+static const char *check_index_launch(const dlx_ze_index_args *a, uint32_t groups) {
+  int64_t n = 1, p = a->phase;
+  bool chunked = p != DLX_ZE_INDEX_GATHER && !index_is_scatter(p);
+  if (p < DLX_ZE_INDEX_CHECK || p > DLX_ZE_INDEX_NONZERO) return "unknown phase";
+  if (a->ndim < 0 || a->ndim > DLX_ZE_MAX_NDIM) return "ndim out of range";
+  for (int64_t d = 0; d < a->ndim; d++) n *= a->shape[d];
+  if (n != a->n || n < 1) return "n is not the walk's positions (or 0)";
+  if (chunked && (a->chunk_len < 1 || a->chunks != (a->n + a->chunk_len - 1) / a->chunk_len))
+    return "chunks do not split the walk";
+  if ((p == DLX_ZE_INDEX_FIRST || p == DLX_ZE_INDEX_SCAN) && groups != 1)
+    return "FIRST and SCAN run on one work-group";
+  if (groups < 1 ||
+      (int64_t)groups > ((chunked ? a->chunks : a->n) + DLX_ZE_GROUP_SIZE - 1) / DLX_ZE_GROUP_SIZE)
+    return "more work-groups than work";
+  if ((p == DLX_ZE_INDEX_GATHER || index_is_scatter(p) || p == DLX_ZE_INDEX_MASKED_SELECT ||
+       p == DLX_ZE_INDEX_MASKED_SCATTER) &&
+      (a->itemsize < 1 || a->itemsize != size_of(a->dtype)))
+    return "an itemsize that is not the dtype's";
+  if (p == DLX_ZE_INDEX_SCATTER_ADD && !computable(a->dtype)) return "a dtype that cannot add";
+  if (index_is_scatter(p) && a->len < 1) return "empty lines";
+  return NULL;
+}
+
+/* Element k of the walk's operand m, as a pointer. */
+static const unsigned char *index_element(const unsigned char *base, const dlx_ze_index_args *a,
+                                          int m, int64_t k) {
+  int64_t off = 0;
+  for (int64_t d = a->ndim - 1; d >= 0; d--) {
+    off += k % a->shape[d] * a->strides[m][d];
+    k /= a->shape[d];
+  }
+  return base + off;
+}
+
+static int64_t chunk_end(const dlx_ze_index_args *a, int64_t c) {
+  int64_t end = (c + 1) * a->chunk_len;
+  return end < a->n ? end : a->n;
+}
+
+static void ref_index_chunks(void *const *args, const dlx_ze_index_args *a) {
+  int64_t *scratch = args[3];
+  for (int64_t c = 0; c < a->chunks; c++) {
+    int64_t result = a->phase == DLX_ZE_INDEX_CHECK ? a->n : 0;
+    for (int64_t k = c * a->chunk_len; k < chunk_end(a, c); k++) {
+      const unsigned char *e = index_element(args[2], a, 2, k);
+      if (a->phase == DLX_ZE_INDEX_COUNT) {
+        result += *e != 0;
+      } else {
+        int64_t v;
+        memcpy(&v, e, 8);
+        if (!((v >= 1 && v <= a->size) || (v < 0 && v >= -a->size))) {
+          result = k;
+          break;
+        }
+      }
+    }
+    scratch[c] = result;
+  }
+}
+
+static void ref_index_combine(int64_t *scratch, const dlx_ze_index_args *a) {
+  int64_t acc = a->phase == DLX_ZE_INDEX_FIRST ? a->n : 0;
+  for (int64_t c = 0; c < a->chunks; c++) {
+    if (a->phase == DLX_ZE_INDEX_FIRST) {
+      if (scratch[c] < acc) acc = scratch[c];
+    } else {
+      int64_t own = scratch[c];
+      scratch[c] = acc;
+      acc += own;
+    }
+  }
+  scratch[a->chunks] = acc;
+}
+
+/* The write phases number a chunk's elements from scratch: it must hold SCAN's result. */
+static const char *check_scanned(const int64_t *scratch, const unsigned char *mask,
+                                 const dlx_ze_index_args *a) {
+  int64_t before = 0;
+  for (int64_t c = 0; c < a->chunks; c++) {
+    if (scratch[c] != before) return "scratch does not hold the chunks' prefix sums (no SCAN?)";
+    for (int64_t k = c * a->chunk_len; k < chunk_end(a, c); k++)
+      before += *index_element(mask, a, 2, k) != 0;
+  }
+  if (scratch[a->chunks] != before || before != a->count) return "count is not the true elements";
+  return NULL;
+}
+
+/* The launch as a request to the CPU backend: each operand walked as the kernel walks it (with
+ * the line dim last for SCATTER*), or 1-D or 2-D where the block says so. */
+static const char *ref_index_move(void *const *args, const dlx_ze_index_args *a) {
+  int64_t p = a->phase, ndim = a->ndim, dims[3];
+  int64_t shape[3][DLX_ZE_MAX_NDIM + 1], strides[3][DLX_ZE_MAX_NDIM + 1];
+  dlx_dtype dtypes[3] = {(dlx_dtype)a->dtype, (dlx_dtype)a->dtype, DLX_INT64};
+  dlx_tensor t[3];
+  dlx_index_request r;
+  const char *why = NULL;
+  memset(t, 0, sizeof t);
+  memset(&r, 0, sizeof r);
+  for (int m = 0; m < 3; m++) {
+    dims[m] = ndim;
+    memcpy(shape[m], a->shape, (size_t)ndim * 8);
+    memcpy(strides[m], a->strides[m], (size_t)ndim * 8);
+    if (index_is_scatter(p)) {
+      shape[m][ndim] = a->len;
+      strides[m][ndim] = a->step[m];
+      dims[m] = ndim + 1;
+    }
+  }
+  if (p >= DLX_ZE_INDEX_MASKED_SELECT) dtypes[2] = DLX_BOOL;
+  if (p == DLX_ZE_INDEX_MASKED_SELECT || p == DLX_ZE_INDEX_MASKED_SCATTER) {
+    int m = p == DLX_ZE_INDEX_MASKED_SELECT ? 0 : 1; /* the 1-D side */
+    dims[m] = 1;
+    shape[m][0] = a->count;
+    strides[m][0] = m == 0 ? a->itemsize : a->src_step;
+  } else if (p == DLX_ZE_INDEX_NONZERO) {
+    dtypes[0] = DLX_INT64;
+    dims[0] = 2;
+    shape[0][0] = a->count;
+    shape[0][1] = ndim;
+    strides[0][0] = ndim * 8;
+    strides[0][1] = 8;
+    dims[1] = 0; /* not read */
+  }
+  for (int m = 0; m < 3 && why == NULL; m++)
+    if (wrap(&t[m], args[m], dtypes[m], dims[m], shape[m], strides[m]) != 0)
+      why = "strides that are not whole elements";
+  if (why == NULL && a->itemsize > 0 && a->stride % a->itemsize != 0)
+    why = "an indexed stride that is not whole elements";
+  if (why == NULL) {
+    static const dlx_index_op ops[] = {
+        [DLX_ZE_INDEX_GATHER] = DLX_INDEX_GATHER,
+        [DLX_ZE_INDEX_SCATTER] = DLX_INDEX_SCATTER,
+        [DLX_ZE_INDEX_SCATTER_ADD] = DLX_INDEX_SCATTER_ADD,
+        [DLX_ZE_INDEX_MASKED_SELECT] = DLX_INDEX_MASKED_SELECT,
+        [DLX_ZE_INDEX_MASKED_SCATTER] = DLX_INDEX_MASKED_SCATTER,
+        [DLX_ZE_INDEX_NONZERO] = DLX_INDEX_NONZERO,
+    };
+    r.op = ops[p];
+    r.dst = &t[0];
+    r.src = &t[1];
+    r.index = &t[2];
+    r.dim = index_is_scatter(p) ? (int32_t)ndim : 0;
+    r.size = a->size;
+    r.stride = a->itemsize > 0 ? a->stride / a->itemsize : 0;
+    if (dlx_cpu_backend.index_op(&r, NULL) != 0) why = "the CPU backend refused the request";
+  }
+  for (int m = 0; m < 3; m++)
+    if (t[m].buffer != NULL) dlx_tensor_close(&t[m]);
+  return why;
+}
+
+static const char *run_index(void *const *args, uint32_t groups) {
+  const dlx_ze_index_args *a = args[4];
+  const char *why = check_index_launch(a, groups);
+  if (why != NULL) return why;
+  switch (a->phase) {
+  case DLX_ZE_INDEX_CHECK:
+  case DLX_ZE_INDEX_COUNT:
+    ref_index_chunks(args, a);
+    return NULL;
+  case DLX_ZE_INDEX_FIRST:
+  case DLX_ZE_INDEX_SCAN:
+    ref_index_combine(args[3], a);
+    return NULL;
+  case DLX_ZE_INDEX_MASKED_SELECT:
+  case DLX_ZE_INDEX_MASKED_SCATTER:
+  case DLX_ZE_INDEX_NONZERO:
+    why = check_scanned(args[3], args[2], a);
+    break;
+  default:
+    break;
+  }
+  return why != NULL ? why : ref_index_move(args, a);
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
@@ -623,6 +861,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_ALONG_DIM, 3, dim_extent, run_along_dim},
     {DLX_ZE_KERNEL_FILL_RANDOM, 2, random_extent, run_fill_random},
     {DLX_ZE_KERNEL_SORT_ROWS, 6, sort_extent, run_sort_rows},
+    {DLX_ZE_KERNEL_INDEX, 5, index_extent, run_index},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -30,6 +30,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_ALONG_DIM "dlx_along_dim"
 #define DLX_ZE_KERNEL_FILL_RANDOM "dlx_fill_random"
 #define DLX_ZE_KERNEL_SORT_ROWS "dlx_sort_rows"
+#define DLX_ZE_KERNEL_INDEX "dlx_index"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -201,5 +202,56 @@ typedef struct dlx_ze_sort_args {
   dlx_ze_i64 k; /* STEP: the size of the bitonic sequences being merged */
   dlx_ze_i64 j; /* STEP: the distance of the pairs compared */
 } dlx_ze_sort_args;
+
+/* dlx_index(dst, src, index, scratch, args): the indexing ops of src/core/backend.h
+ * (dlx_index_request), one phase per launch. The walk is row-major over shape (ndim dims) with
+ * the byte strides of dst, src and index (DLX_ZE_INDEX_DST/SRC/IDX). Indices are int64, 1-based
+ * or negative, already checked (but by CHECK); masks are bool. Pointers a phase does not read
+ * are not touched (the host may pass any). Phases:
+ * - CHECK: a work-item per chunk (chunk c: the walk positions c * chunk_len .. + chunk_len - 1):
+ *   scratch[c] = the first position whose index is outside 1..size and -size..-1, or n;
+ * - FIRST: one work-group: scratch[chunks] = the least of scratch[0 .. chunks - 1];
+ * - GATHER: a work-item per element: dst[p] = src[p + i * stride], i the 0-based index[p];
+ * - SCATTER, SCATTER_ADD: a work-item per line: shape and strides are the dims other than the
+ *   indexed one (n lines), each line has len elements, step bytes apart in each operand; along
+ *   its line, in order, a work-item sets (or adds to) dst[p + i * stride] from src[p];
+ * - COUNT: a work-item per chunk: scratch[c] = the true elements of the mask `index` in chunk c;
+ * - SCAN: one work-group: scratch[0 .. chunks - 1] becomes its exclusive prefix sum and
+ *   scratch[chunks] the total;
+ * - MASKED_SELECT, MASKED_SCATTER, NONZERO: a work-item per chunk, its true elements numbered
+ *   from scratch[c] (SCAN's) on: the k-th true element goes to dst[k] (C-contiguous, itemsize
+ *   bytes each), takes src + k * src_step, or gets its 1-based coordinates written to
+ *   dst[k * ndim .. k * ndim + ndim - 1] (int64; NONZERO's shape is the mask's own, dims kept).
+ * count is the total of true elements (the write phases' extents: the host knows it). */
+#define DLX_ZE_INDEX_CHECK 0
+#define DLX_ZE_INDEX_FIRST 1
+#define DLX_ZE_INDEX_GATHER 2
+#define DLX_ZE_INDEX_SCATTER 3
+#define DLX_ZE_INDEX_SCATTER_ADD 4
+#define DLX_ZE_INDEX_COUNT 5
+#define DLX_ZE_INDEX_SCAN 6
+#define DLX_ZE_INDEX_MASKED_SELECT 7
+#define DLX_ZE_INDEX_MASKED_SCATTER 8
+#define DLX_ZE_INDEX_NONZERO 9
+#define DLX_ZE_INDEX_DST 0
+#define DLX_ZE_INDEX_SRC 1
+#define DLX_ZE_INDEX_IDX 2
+typedef struct dlx_ze_index_args {
+  dlx_ze_i64 phase;    /* DLX_ZE_INDEX_* */
+  dlx_ze_i64 dtype;    /* the elements' dlx_dtype (SCATTER_ADD adds by it) */
+  dlx_ze_i64 itemsize; /* bytes of one element: 1, 2, 4, 8 or 16 */
+  dlx_ze_i64 n;        /* walk positions (SCATTER*: lines) */
+  dlx_ze_i64 ndim;
+  dlx_ze_i64 size;   /* the indexed dim's size (the range of the indices) */
+  dlx_ze_i64 stride; /* its byte stride in the indexed tensor */
+  dlx_ze_i64 len;    /* SCATTER*: elements per line */
+  dlx_ze_i64 chunks;
+  dlx_ze_i64 chunk_len;
+  dlx_ze_i64 count;    /* the write phases: true elements in all */
+  dlx_ze_i64 src_step; /* MASKED_SCATTER: bytes between src's elements (0 too) */
+  dlx_ze_i64 step[3];  /* SCATTER*: bytes between a line's elements, per operand */
+  dlx_ze_i64 shape[DLX_ZE_MAX_NDIM];
+  dlx_ze_i64 strides[3][DLX_ZE_MAX_NDIM];
+} dlx_ze_index_args;
 
 #endif
