@@ -13,6 +13,7 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "cpu/parallel.h"
+#include "cpu/random_batch.h"
 
 /* Random123's kat_vectors for philox4x32_10 (counter, key, expected). */
 static void known_answers(void) {
@@ -208,10 +209,106 @@ static void randperm(void) {
   CHECK_EQ_INT(dlx_randperm_host(one, 0, 1, 0), 0);
 }
 
+/* The ISAs whose batches random_batch.c may build. */
+static const char *const isas[] = {"portable", "avx2", "avx512"};
+
+/* The CPU's batched Philox (random_batch.c, vectorized) is dlx_philox_at block for block, on
+ * every ISA this CPU runs, across a counter whose low word wraps. */
+static void philox_blocks(void) {
+  enum { COUNT = 1000 };
+  static dlx_philox_block got[COUNT];
+  const uint64_t seed = UINT64_C(0x0123456789abcdef), first = UINT64_C(0xffffffff) - 500;
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[i]);
+    int bad = 0;
+    if (batch == NULL) continue;
+    batch->philox_blocks(seed, first, COUNT, got);
+    for (int k = 0; k < COUNT; k++) {
+      dlx_philox_block want = dlx_philox_at(seed, first + (uint64_t)k);
+      bad += memcmp(&want, &got[k], sizeof want) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+  CHECK(dlx_cpu_random_batch_for("portable") != NULL);
+  CHECK(dlx_cpu_random_batch_for("sse9") == NULL);
+}
+
+/* The pair of normals from words (k1, k2) by the per-element definition, as bits. */
+static void normal_definition(uint32_t k1, uint32_t k2, double a, double b, uint64_t out[2]) {
+  dlx_philox_block blk = {{k1, k2, 0, 0}};
+  for (int lane = 0; lane < 2; lane++) {
+    double v = dlx_rng_real(DLX_RNG_NORMAL, blk, lane, 24, a, b);
+    memcpy(&out[lane], &v, sizeof v);
+  }
+}
+
+/* Counts the pairs whose batched normals differ from the definition in any bit, on every ISA
+ * this CPU runs. */
+static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, double a, double b) {
+  double *z = malloc((size_t)pairs * 2 * sizeof *z);
+  int bad = 0;
+  CHECK(z != NULL);
+  if (z == NULL) return 1;
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[i]);
+    if (batch == NULL) continue;
+    batch->normal_pairs(words, pairs, a, b, z);
+    for (int64_t p = 0; p < pairs; p++) {
+      uint64_t want[2];
+      normal_definition(words[2 * p], words[2 * p + 1], a, b, want);
+      bad += memcmp(want, z + 2 * p, sizeof want) != 0;
+    }
+  }
+  free(z);
+  return bad;
+}
+
+/* The CPU's batched Box-Muller (random_batch.c, vectorized) is the definition bit for bit: on
+ * the words where its selects and exact conversions turn (u1 = 1, the smallest u1, u1 around
+ * 1/2 and 1/sqrt(2) where the log's exponent and halving change, every quarter turn and the 1/8
+ * turn where sin and cos swap), and on a few million random words. */
+static void normal_pairs(void) {
+  static const uint32_t k1s[] = {0,          1,          2,          0x6a09e667,
+                                 0x6a09e668, 0x7fffffff, 0x80000000, 0xb504f333,
+                                 0xb504f334, 0xfffffffd, 0xfffffffe, 0xffffffff};
+  uint32_t k2s[4 * 8], *words;
+  int n2 = 0, pairs = 0;
+  for (uint32_t q = 0; q < 4; q++) {
+    const uint32_t in_quarter[] = {0, 1, 0x1fffffff, 0x20000000, 0x20000001, 0x3fffffff};
+    for (int i = 0; i < 6; i++) k2s[n2++] = q << 30 | in_quarter[i];
+  }
+  words = malloc(sizeof k1s / sizeof k1s[0] * (size_t)n2 * 2 * sizeof *words);
+  CHECK(words != NULL);
+  if (words == NULL) return;
+  for (size_t i = 0; i < sizeof k1s / sizeof k1s[0]; i++)
+    for (int j = 0; j < n2; j++) {
+      words[2 * pairs] = k1s[i];
+      words[2 * pairs++ + 1] = k2s[j];
+    }
+  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, -0.0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, 1, 3), 0);
+  free(words);
+  enum { RANDOM_PAIRS = 1 << 21 };
+  words = malloc((size_t)RANDOM_PAIRS * 2 * sizeof *words);
+  CHECK(words != NULL);
+  if (words == NULL) return;
+  for (int blk = 0; blk < RANDOM_PAIRS / 2; blk++) {
+    dlx_philox_block b = dlx_philox_at(11, (uint64_t)blk);
+    memcpy(words + 4 * blk, b.w, sizeof b.w);
+  }
+  CHECK_EQ_INT(normal_pairs_mismatches(words, RANDOM_PAIRS, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, -2.5, 0.75), 0); /* an odd count */
+  free(words);
+  printf("random batches: the best ISA here is %s\n", dlx_cpu_random_batch_best()->isa);
+}
+
 int main(void) {
   known_answers();
   conversions();
   cpu_fill();
+  philox_blocks();
+  normal_pairs();
   generator_and_views();
   randperm();
   return check_report("test_random");

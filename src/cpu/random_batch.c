@@ -1,0 +1,141 @@
+/* random_batch.c -- Philox blocks and Box-Muller normals in batches, written so that the
+ * compiler vectorizes them. The normals: the operations of dlx_rng_normal (src/common/philox.h) in
+ * the same order, with its branches turned into selects and its integer-to-double conversions into
+ * bit operations (exact either way), so every lane rounds as the scalar definition does on every
+ * device. The loops are built for AVX-512, AVX2 and the baseline ISA (target attributes) and chosen
+ * at run time. Built with -ffp-contract=off (no fused multiply-adds: they round differently) and
+ * -fno-math-errno (sqrt as one instruction; its result is the same). */
+#include "cpu/random_batch.h"
+
+#include "common/philox.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+ALWAYS_INLINE uint64_t double_bits(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* (double)k for 0 <= k < 2^52, exactly: (2^52 + k) - 2^52, from k's bits. */
+ALWAYS_INLINE double exact_double(uint64_t k) {
+  return dlx_rng_bits_double(UINT64_C(0x4330000000000000) | k) - 0x1p52;
+}
+
+/* -x when negate is the sign bit, x when it is 0: the sign bit flipped, as C's -x does. */
+ALWAYS_INLINE double negate_if(double x, uint64_t negate) {
+  return dlx_rng_bits_double(double_bits(x) ^ negate);
+}
+
+/* when_set where mask is all ones, when_clear where it is 0: a select of bits, which every ISA's
+ * vectorizer takes (a ?: of doubles stays a branch without AVX-512's masks). */
+ALWAYS_INLINE double select(uint64_t mask, double when_set, double when_clear) {
+  return dlx_rng_bits_double((double_bits(when_set) & mask) | (double_bits(when_clear) & ~mask));
+}
+
+/* All ones when the condition holds, else 0. */
+ALWAYS_INLINE uint64_t mask_of(int condition) { return (uint64_t)0 - (uint64_t)condition; }
+
+/* dlx_rng_log(x) for x in [2^-32, 1]. */
+ALWAYS_INLINE double log_lane(double x) {
+  uint64_t bits = double_bits(x);
+  double e = exact_double(bits >> 52) - 1023.0; /* x > 0: no sign bit */
+  double m =
+      dlx_rng_bits_double((bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
+  uint64_t big = mask_of(m > 1.4142135623730951);
+  double s, s2, p;
+  m = select(big, m * 0.5, m);
+  e = select(big, e + 1.0, e);
+  s = (m - 1.0) / (m + 1.0);
+  s2 = s * s;
+  p = 1.0 / 25;
+  p = 1.0 / 23 + s2 * p;
+  p = 1.0 / 21 + s2 * p;
+  p = 1.0 / 19 + s2 * p;
+  p = 1.0 / 17 + s2 * p;
+  p = 1.0 / 15 + s2 * p;
+  p = 1.0 / 13 + s2 * p;
+  p = 1.0 / 11 + s2 * p;
+  p = 1.0 / 9 + s2 * p;
+  p = 1.0 / 7 + s2 * p;
+  p = 1.0 / 5 + s2 * p;
+  p = 1.0 / 3 + s2 * p;
+  p = 1.0 + s2 * p;
+  return e * 0.6931471805599453 + 2.0 * s * p;
+}
+
+/* One pair: dlx_rng_normal's r, and dlx_rng_sincos_turn(k2, 32, ...) for both lanes. */
+ALWAYS_INLINE void normal_pair(uint64_t k1, uint64_t k2, double a, double b, double *z) {
+  const uint64_t quarter = UINT64_C(1) << 30;
+  uint64_t q = k2 >> 30, r = k2 & (quarter - 1);
+  uint64_t flip = mask_of(r > quarter / 2), odd = mask_of((int)(q & 1));
+  double u1 = exact_double(k1 + 1) * 0x1p-32;
+  double radius = sqrt(-2.0 * log_lane(u1));
+  double t = exact_double(((quarter - r) & flip) | (r & ~flip)) * 0x1p-32;
+  double s = dlx_rng_sin_turn(t), c = dlx_rng_cos_turn(t);
+  double s1 = select(flip, c, s), c1 = select(flip, s, c);
+  /* q quarter turns of (c1, s1): (c1, s1), (-s1, c1), (-c1, -s1), (s1, -c1) */
+  double cos_q = negate_if(select(odd, s1, c1), ((q ^ q >> 1) & 1) << 63);
+  double sin_q = negate_if(select(odd, c1, s1), (q >> 1) << 63);
+  z[0] = a + b * (radius * cos_q);
+  z[1] = a + b * (radius * sin_q);
+}
+
+ALWAYS_INLINE void normal_pairs_loop(const uint32_t *restrict words, int64_t pairs, double a,
+                                     double b, double *restrict z) {
+  for (int64_t p = 0; p < pairs; p++) normal_pair(words[2 * p], words[2 * p + 1], a, b, z + 2 * p);
+}
+
+ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
+                               dlx_philox_block *restrict out) {
+  for (int64_t k = 0; k < count; k++) out[k] = dlx_philox_at(seed, counter + (uint64_t)k);
+}
+
+/* The loops built for one ISA (TARGET: a target attribute, or nothing for the baseline). */
+#define DEFINE_BATCHES(isa, TARGET)                                                                \
+  TARGET static void normal_pairs_##isa(const uint32_t *words, int64_t pairs, double a, double b,  \
+                                        double *z) {                                               \
+    normal_pairs_loop(words, pairs, a, b, z);                                                      \
+  }                                                                                                \
+  TARGET static void philox_##isa(uint64_t seed, uint64_t counter, int64_t count,                  \
+                                  dlx_philox_block *out) {                                         \
+    philox_loop(seed, counter, count, out);                                                        \
+  }
+
+DEFINE_BATCHES(portable, )
+static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable, philox_portable};
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#if defined(__clang__)
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512dq")))
+#else
+#define TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
+#endif
+DEFINE_BATCHES(avx512, TARGET_AVX512)
+DEFINE_BATCHES(avx2, __attribute__((target("avx2"))))
+static const dlx_cpu_random_batch avx512 = {"avx512", normal_pairs_avx512, philox_avx512};
+static const dlx_cpu_random_batch avx2 = {"avx2", normal_pairs_avx2, philox_avx2};
+
+const dlx_cpu_random_batch *dlx_cpu_random_batch_for(const char *isa) {
+  if (strcmp(isa, "avx512") == 0)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? &avx512 : NULL;
+  if (strcmp(isa, "avx2") == 0) return __builtin_cpu_supports("avx2") ? &avx2 : NULL;
+  return strcmp(isa, "portable") == 0 ? &portable : NULL;
+}
+
+const dlx_cpu_random_batch *dlx_cpu_random_batch_best(void) {
+  const dlx_cpu_random_batch *best = dlx_cpu_random_batch_for("avx512");
+  if (best == NULL) best = dlx_cpu_random_batch_for("avx2");
+  return best != NULL ? best : &portable;
+}
+#else
+const dlx_cpu_random_batch *dlx_cpu_random_batch_for(const char *isa) {
+  return strcmp(isa, "portable") == 0 ? &portable : NULL;
+}
+
+const dlx_cpu_random_batch *dlx_cpu_random_batch_best(void) { return &portable; }
+#endif
