@@ -34,16 +34,23 @@ typedef struct random_job {
 #define AS_FLOAT(x) ((float)(x))
 #define AS_DOUBLE(x) (x)
 
-/* Normals of elements [e0, e1) from 32-bit words, a pair of elements per pair of words: the
- * vectorized Box-Muller in float64 (random_batch.c), then rounded once to the dtype. */
+/* Normals of elements [e0, e1), a pair of elements per pair of uniforms: the vectorized
+ * Box-Muller in float64 (random_batch.c), then rounded once to the dtype. */
 static void store_normals(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
                           int64_t e1) {
   double z[CHUNK * 4];
+  const uint32_t *words = (const uint32_t *)blocks;
   int64_t count = e1 - e0;
-  j->batch->normal_pairs((const uint32_t *)blocks, (count + 1) / 2, j->r->a, j->r->b, z);
+  if (j->lanes == 2) /* float64: two words each */
+    j->batch->normal_pairs_wide(words, (count + 1) / 2, j->r->a, j->r->b, z);
+  else
+    j->batch->normal_pairs(words, (count + 1) / 2, j->r->a, j->r->b, z);
   switch (j->dtype) {
   case DLX_FLOAT32:
     for (int64_t i = 0; i < count; i++) ((float *)j->data)[e0 + i] = (float)z[i];
+    break;
+  case DLX_FLOAT64:
+    memcpy((double *)j->data + e0, z, (size_t)count * sizeof *z);
     break;
   case DLX_FLOAT16:
     for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_half(z[i]);
@@ -52,7 +59,7 @@ static void store_normals(const random_job *j, const dlx_philox_block *blocks, i
     for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_bf16(z[i]);
     break;
   default:
-    break; /* float64 takes two words per element (dlx_rng_normal's wide case) */
+    break; /* the core checked the dtype */
   }
 }
 
@@ -61,7 +68,7 @@ static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int
   const dlx_random_request *r = j->r;
   int kind = (int)r->kind;
   int64_t L = j->lanes;
-  if (kind == DLX_RNG_NORMAL && j->lanes == 4) { /* 32-bit words: every dtype but float64 */
+  if (kind == DLX_RNG_NORMAL) {
     store_normals(j, blocks, e0, e1);
     return;
   }

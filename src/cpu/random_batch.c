@@ -68,14 +68,22 @@ ALWAYS_INLINE double log_lane(double x) {
   return e * 0.6931471805599453 + 2.0 * s * p;
 }
 
-/* One pair: dlx_rng_normal's r, and dlx_rng_sincos_turn(k2, 32, ...) for both lanes. */
-ALWAYS_INLINE void normal_pair(uint64_t k1, uint64_t k2, double a, double b, double *z) {
-  const uint64_t quarter = UINT64_C(1) << 30;
-  uint64_t q = k2 >> 30, r = k2 & (quarter - 1);
+/* (double)k for 0 <= k <= 2^53, exactly: its high and low 26 bits converted apart, and a sum
+ * that is exact because the result is representable. */
+ALWAYS_INLINE double exact_double53(uint64_t k) {
+  return exact_double(k >> 26) * 0x1p26 + exact_double(k & ((UINT64_C(1) << 26) - 1));
+}
+
+/* One pair of dlx_rng_normal with `bits` bits (32, or 53 for the wide case): its r, and
+ * dlx_rng_sincos_turn(k2, bits, ...) for both lanes. */
+ALWAYS_INLINE void normal_pair(uint64_t k1, uint64_t k2, int bits, double a, double b, double *z) {
+  const uint64_t quarter = UINT64_C(1) << (bits - 2);
+  const double scale = bits == 32 ? 0x1p-32 : 0x1p-53; /* dlx_rng_pow2_neg(bits) */
+  uint64_t q = k2 >> (bits - 2), r = k2 & (quarter - 1);
   uint64_t flip = mask_of(r > quarter / 2), odd = mask_of((int)(q & 1));
-  double u1 = exact_double(k1 + 1) * 0x1p-32;
+  double u1 = (bits == 32 ? exact_double(k1 + 1) : exact_double53(k1 + 1)) * scale;
   double radius = sqrt(-2.0 * log_lane(u1));
-  double t = exact_double(((quarter - r) & flip) | (r & ~flip)) * 0x1p-32;
+  double t = exact_double(((quarter - r) & flip) | (r & ~flip)) * scale;
   double s = dlx_rng_sin_turn(t), c = dlx_rng_cos_turn(t);
   double s1 = select(flip, c, s), c1 = select(flip, s, c);
   /* q quarter turns of (c1, s1): (c1, s1), (-s1, c1), (-c1, -s1), (s1, -c1) */
@@ -87,7 +95,18 @@ ALWAYS_INLINE void normal_pair(uint64_t k1, uint64_t k2, double a, double b, dou
 
 ALWAYS_INLINE void normal_pairs_loop(const uint32_t *restrict words, int64_t pairs, double a,
                                      double b, double *restrict z) {
-  for (int64_t p = 0; p < pairs; p++) normal_pair(words[2 * p], words[2 * p + 1], a, b, z + 2 * p);
+  for (int64_t p = 0; p < pairs; p++)
+    normal_pair(words[2 * p], words[2 * p + 1], 32, a, b, z + 2 * p);
+}
+
+/* The wide pairs: a block's words 0 and 1 (k1) and 2 and 3 (k2), the first word high, 53 bits. */
+ALWAYS_INLINE void normal_pairs_wide_loop(const uint32_t *restrict words, int64_t pairs, double a,
+                                          double b, double *restrict z) {
+  for (int64_t p = 0; p < pairs; p++) {
+    const uint32_t *w = words + 4 * p;
+    uint64_t k1 = ((uint64_t)w[0] << 32 | w[1]) >> 11, k2 = ((uint64_t)w[2] << 32 | w[3]) >> 11;
+    normal_pair(k1, k2, 53, a, b, z + 2 * p);
+  }
 }
 
 ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
@@ -101,13 +120,18 @@ ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
                                         double *z) {                                               \
     normal_pairs_loop(words, pairs, a, b, z);                                                      \
   }                                                                                                \
+  TARGET static void normal_pairs_wide_##isa(const uint32_t *words, int64_t pairs, double a,       \
+                                             double b, double *z) {                                \
+    normal_pairs_wide_loop(words, pairs, a, b, z);                                                 \
+  }                                                                                                \
   TARGET static void philox_##isa(uint64_t seed, uint64_t counter, int64_t count,                  \
                                   dlx_philox_block *out) {                                         \
     philox_loop(seed, counter, count, out);                                                        \
   }
 
 DEFINE_BATCHES(portable, )
-static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable, philox_portable};
+static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable,
+                                              normal_pairs_wide_portable, philox_portable};
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #if defined(__clang__)
@@ -117,8 +141,10 @@ static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable,
 #endif
 DEFINE_BATCHES(avx512, TARGET_AVX512)
 DEFINE_BATCHES(avx2, __attribute__((target("avx2"))))
-static const dlx_cpu_random_batch avx512 = {"avx512", normal_pairs_avx512, philox_avx512};
-static const dlx_cpu_random_batch avx2 = {"avx2", normal_pairs_avx2, philox_avx2};
+static const dlx_cpu_random_batch avx512 = {"avx512", normal_pairs_avx512, normal_pairs_wide_avx512,
+                                            philox_avx512};
+static const dlx_cpu_random_batch avx2 = {"avx2", normal_pairs_avx2, normal_pairs_wide_avx2,
+                                          philox_avx2};
 
 const dlx_cpu_random_batch *dlx_cpu_random_batch_for(const char *isa) {
   if (strcmp(isa, "avx512") == 0)

@@ -13,6 +13,9 @@ typedef struct dlx_cpu_random_batch {
    * DLX_RNG_NORMAL, ..., bits <= 32, a, b) for lanes 2p % 4 and 2p % 4 + 1 of block 2p / 4,
    * each pair computed once instead of once per lane. */
   void (*normal_pairs)(const uint32_t *words, int64_t pairs, double a, double b, double *z);
+  /* The same for the wide case (float64): pair p from block p, 53 bits of words 4p and 4p + 1
+   * (u1) and of words 4p + 2 and 4p + 3 (u2), for lanes 0 and 1 of the block. */
+  void (*normal_pairs_wide)(const uint32_t *words, int64_t pairs, double a, double b, double *z);
   /* out[k] = dlx_philox_at(seed, counter + k) for k < count. */
   void (*philox_blocks)(uint64_t seed, uint64_t counter, int64_t count, dlx_philox_block *out);
 } dlx_cpu_random_batch;

@@ -233,18 +233,23 @@ static void philox_blocks(void) {
   CHECK(dlx_cpu_random_batch_for("sse9") == NULL);
 }
 
-/* The pair of normals from words (k1, k2) by the per-element definition, as bits. */
-static void normal_definition(uint32_t k1, uint32_t k2, double a, double b, uint64_t out[2]) {
-  dlx_philox_block blk = {{k1, k2, 0, 0}};
+/* Words per pair of normals: 2, or 4 when wide (float64). */
+static int words_per_pair(int wide) { return wide ? 4 : 2; }
+
+/* The pair of normals from the words of pair p by the per-element definition, as bits. */
+static void normal_definition(const uint32_t *words, int wide, double a, double b,
+                              uint64_t out[2]) {
+  dlx_philox_block blk = {{words[0], words[1], wide ? words[2] : 0, wide ? words[3] : 0}};
   for (int lane = 0; lane < 2; lane++) {
-    double v = dlx_rng_real(DLX_RNG_NORMAL, blk, lane, 24, a, b);
+    double v = dlx_rng_real(DLX_RNG_NORMAL, blk, lane, wide ? 53 : 24, a, b);
     memcpy(&out[lane], &v, sizeof v);
   }
 }
 
 /* Counts the pairs whose batched normals differ from the definition in any bit, on every ISA
  * this CPU runs. */
-static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, double a, double b) {
+static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, int wide, double a,
+                                   double b) {
   double *z = malloc((size_t)pairs * 2 * sizeof *z);
   int bad = 0;
   CHECK(z != NULL);
@@ -252,10 +257,10 @@ static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, double 
   for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
     const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[i]);
     if (batch == NULL) continue;
-    batch->normal_pairs(words, pairs, a, b, z);
+    (wide ? batch->normal_pairs_wide : batch->normal_pairs)(words, pairs, a, b, z);
     for (int64_t p = 0; p < pairs; p++) {
       uint64_t want[2];
-      normal_definition(words[2 * p], words[2 * p + 1], a, b, want);
+      normal_definition(words + words_per_pair(wide) * p, wide, a, b, want);
       bad += memcmp(want, z + 2 * p, sizeof want) != 0;
     }
   }
@@ -263,42 +268,64 @@ static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, double 
   return bad;
 }
 
-/* The CPU's batched Box-Muller (random_batch.c, vectorized) is the definition bit for bit: on
- * the words where its selects and exact conversions turn (u1 = 1, the smallest u1, u1 around
- * 1/2 and 1/sqrt(2) where the log's exponent and halving change, every quarter turn and the 1/8
- * turn where sin and cos swap), and on a few million random words. */
-static void normal_pairs(void) {
-  static const uint32_t k1s[] = {0,          1,          2,          0x6a09e667,
-                                 0x6a09e668, 0x7fffffff, 0x80000000, 0xb504f333,
-                                 0xb504f334, 0xfffffffd, 0xfffffffe, 0xffffffff};
-  uint32_t k2s[4 * 8], *words;
-  int n2 = 0, pairs = 0;
-  for (uint32_t q = 0; q < 4; q++) {
-    const uint32_t in_quarter[] = {0, 1, 0x1fffffff, 0x20000000, 0x20000001, 0x3fffffff};
-    for (int i = 0; i < 6; i++) k2s[n2++] = q << 30 | in_quarter[i];
+/* The words of a pair whose uniforms' integers are k1 and k2 (w bits each: 32, or 53 when
+ * wide, then below them 11 bits that the conversion drops). */
+static void pair_words(uint64_t k1, uint64_t k2, int wide, uint32_t *words) {
+  if (!wide) {
+    words[0] = (uint32_t)k1;
+    words[1] = (uint32_t)k2;
+    return;
   }
-  words = malloc(sizeof k1s / sizeof k1s[0] * (size_t)n2 * 2 * sizeof *words);
+  uint64_t x1 = k1 << 11 | 0x5a5, x2 = k2 << 11 | 0x2d3;
+  words[0] = (uint32_t)(x1 >> 32);
+  words[1] = (uint32_t)x1;
+  words[2] = (uint32_t)(x2 >> 32);
+  words[3] = (uint32_t)x2;
+}
+
+/* The pairs of k1s x k2s's words where the batched conversion's selects and exact conversions
+ * turn: u1 = 1, the smallest u1, u1 around 1/2 and 1/sqrt(2) where the log's exponent and
+ * halving change (and, wide, around 2^52 where the conversion splits), every quarter turn and
+ * the 1/8 turn where sin and cos swap. */
+static int normal_edge_mismatches(int wide, double a, double b) {
+  const int w = wide ? 53 : 32;
+  const uint64_t top = UINT64_C(1) << w, half = top >> 1,
+                 rsqrt2 = wide ? UINT64_C(0x16a09e667f3bcc) : UINT64_C(0xb504f333);
+  const uint64_t k1s[] = {0,          1,       2,       half - 1, half,    half + 1,    rsqrt2,
+                          rsqrt2 + 1, top / 4, top - 3, top - 2,  top - 1, top >> 2 | 1};
+  const uint64_t quarter = top >> 2,
+                 in_quarter[] = {0, 1, quarter / 2 - 1, quarter / 2, quarter / 2 + 1, quarter - 1};
+  enum { N1 = sizeof k1s / sizeof k1s[0], N2 = 4 * 6 };
+  uint32_t words[N1 * N2 * 4];
+  int pairs = 0;
+  for (int i = 0; i < N1; i++)
+    for (uint64_t q = 0; q < 4; q++)
+      for (int j = 0; j < 6; j++)
+        pair_words(k1s[i], q * quarter | in_quarter[j], wide,
+                   words + words_per_pair(wide) * pairs++);
+  return normal_pairs_mismatches(words, pairs, wide, a, b);
+}
+
+/* The CPU's batched Box-Muller (random_batch.c, vectorized) is the definition bit for bit, on the
+ * edge words and on a few million random words, narrow and wide. */
+static void normal_pairs(void) {
+  enum { RANDOM_BLOCKS = 1 << 20 };
+  uint32_t *words = malloc((size_t)RANDOM_BLOCKS * 4 * sizeof *words);
+  for (int wide = 0; wide <= 1; wide++) {
+    CHECK_EQ_INT(normal_edge_mismatches(wide, 0, 1), 0);
+    CHECK_EQ_INT(normal_edge_mismatches(wide, -0.0, 1), 0);
+    CHECK_EQ_INT(normal_edge_mismatches(wide, 1, 3), 0);
+  }
   CHECK(words != NULL);
   if (words == NULL) return;
-  for (size_t i = 0; i < sizeof k1s / sizeof k1s[0]; i++)
-    for (int j = 0; j < n2; j++) {
-      words[2 * pairs] = k1s[i];
-      words[2 * pairs++ + 1] = k2s[j];
-    }
-  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, 0, 1), 0);
-  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, -0.0, 1), 0);
-  CHECK_EQ_INT(normal_pairs_mismatches(words, pairs, 1, 3), 0);
-  free(words);
-  enum { RANDOM_PAIRS = 1 << 21 };
-  words = malloc((size_t)RANDOM_PAIRS * 2 * sizeof *words);
-  CHECK(words != NULL);
-  if (words == NULL) return;
-  for (int blk = 0; blk < RANDOM_PAIRS / 2; blk++) {
+  for (int blk = 0; blk < RANDOM_BLOCKS; blk++) {
     dlx_philox_block b = dlx_philox_at(11, (uint64_t)blk);
     memcpy(words + 4 * blk, b.w, sizeof b.w);
   }
-  CHECK_EQ_INT(normal_pairs_mismatches(words, RANDOM_PAIRS, 0, 1), 0);
-  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, -2.5, 0.75), 0); /* an odd count */
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 2 * RANDOM_BLOCKS, 0, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, RANDOM_BLOCKS, 1, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, 0, -2.5, 0.75), 0); /* an odd count */
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, 1, -2.5, 0.75), 0);
   free(words);
   printf("random batches: the best ISA here is %s\n", dlx_cpu_random_batch_best()->isa);
 }
