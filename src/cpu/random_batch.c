@@ -123,24 +123,98 @@ ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
   TARGET static void normal_pairs_wide_##isa(const uint32_t *words, int64_t pairs, double a,       \
                                              double b, double *z) {                                \
     normal_pairs_wide_loop(words, pairs, a, b, z);                                                 \
-  }                                                                                                \
-  TARGET static void philox_##isa(uint64_t seed, uint64_t counter, int64_t count,                  \
-                                  dlx_philox_block *out) {                                         \
-    philox_loop(seed, counter, count, out);                                                        \
   }
 
 DEFINE_BATCHES(portable, )
+
+static void philox_portable(uint64_t seed, uint64_t counter, int64_t count, dlx_philox_block *out) {
+  philox_loop(seed, counter, count, out);
+}
 static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable,
                                               normal_pairs_wide_portable, philox_portable};
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#include <immintrin.h>
+
 #if defined(__clang__)
 #define TARGET_AVX512 __attribute__((target("avx512f,avx512dq")))
 #else
 #define TARGET_AVX512 __attribute__((target("avx512f,avx512dq,prefer-vector-width=512")))
 #endif
+#define TARGET_AVX2 __attribute__((target("avx2")))
 DEFINE_BATCHES(avx512, TARGET_AVX512)
-DEFINE_BATCHES(avx2, __attribute__((target("avx2"))))
+DEFINE_BATCHES(avx2, TARGET_AVX2)
+
+/* Philox on vectors of 64-bit lanes, one block per lane, each word in the low half of its lane:
+ * mul_epu32 multiplies the low halves into the full 64-bit product (its high half is the round's
+ * mulhi, its low half the mullo) and ignores the high halves that the xors leave. */
+#define PHILOX_ROUNDS(V, c0, c1, c2, c3, seed)                                                     \
+  do {                                                                                             \
+    uint32_t k0 = (uint32_t)(seed), k1 = (uint32_t)((seed) >> 32);                                 \
+    for (int round = 0; round < 10; round++) {                                                     \
+      V##_si p0 = V##_mul_epu32(c0, V##_set1_epi64x(0xD2511F53)),                                  \
+             p1 = V##_mul_epu32(c2, V##_set1_epi64x(0xCD9E8D57));                                  \
+      c0 = V##_xor_si(V##_xor_si(V##_srli_epi64(p1, 32), c1), V##_set1_epi64x(k0));                \
+      c2 = V##_xor_si(V##_xor_si(V##_srli_epi64(p0, 32), c3), V##_set1_epi64x(k1));                \
+      c1 = p1;                                                                                     \
+      c3 = p0;                                                                                     \
+      k0 += 0x9E3779B9u;                                                                           \
+      k1 += 0xBB67AE85u;                                                                           \
+    }                                                                                              \
+  } while (0)
+
+/* The AVX-512 and AVX2 names PHILOX_ROUNDS uses. */
+#define mm512_si __m512i
+#define mm512_mul_epu32 _mm512_mul_epu32
+#define mm512_set1_epi64x _mm512_set1_epi64
+#define mm512_xor_si _mm512_xor_si512
+#define mm512_srli_epi64 _mm512_srli_epi64
+#define mm256_si __m256i
+#define mm256_mul_epu32 _mm256_mul_epu32
+#define mm256_set1_epi64x _mm256_set1_epi64x
+#define mm256_xor_si _mm256_xor_si256
+#define mm256_srli_epi64 _mm256_srli_epi64
+
+/* Eight blocks at a time; each lane's words 0 and 1 (and 2 and 3) joined into one 64-bit lane,
+ * then interleaved into the blocks' memory order. */
+TARGET_AVX512 static void philox_avx512(uint64_t seed, uint64_t counter, int64_t count,
+                                        dlx_philox_block *out) {
+  const __m512i low = _mm512_set1_epi64(0xffffffff),
+                lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i first4 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i last4 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  int64_t k = 0;
+  for (; k + 8 <= count; k += 8) {
+    __m512i c0 = _mm512_add_epi64(_mm512_set1_epi64((long long)(counter + (uint64_t)k)), lane);
+    __m512i c1 = _mm512_srli_epi64(c0, 32), c2 = _mm512_setzero_si512(), c3 = c2;
+    PHILOX_ROUNDS(mm512, c0, c1, c2, c3, seed);
+    __m512i w01 = _mm512_or_si512(_mm512_and_si512(c0, low), _mm512_slli_epi64(c1, 32));
+    __m512i w23 = _mm512_or_si512(_mm512_and_si512(c2, low), _mm512_slli_epi64(c3, 32));
+    _mm512_storeu_si512((void *)(out + k), _mm512_permutex2var_epi64(w01, first4, w23));
+    _mm512_storeu_si512((void *)(out + k + 4), _mm512_permutex2var_epi64(w01, last4, w23));
+  }
+  philox_loop(seed, counter + (uint64_t)k, count - k, out + k);
+}
+
+/* Four blocks at a time, as philox_avx512. */
+TARGET_AVX2 static void philox_avx2(uint64_t seed, uint64_t counter, int64_t count,
+                                    dlx_philox_block *out) {
+  const __m256i low = _mm256_set1_epi64x(0xffffffff), lane = _mm256_set_epi64x(3, 2, 1, 0);
+  int64_t k = 0;
+  for (; k + 4 <= count; k += 4) {
+    __m256i c0 = _mm256_add_epi64(_mm256_set1_epi64x((long long)(counter + (uint64_t)k)), lane);
+    __m256i c1 = _mm256_srli_epi64(c0, 32), c2 = _mm256_setzero_si256(), c3 = c2;
+    PHILOX_ROUNDS(mm256, c0, c1, c2, c3, seed);
+    __m256i w01 = _mm256_or_si256(_mm256_and_si256(c0, low), _mm256_slli_epi64(c1, 32));
+    __m256i w23 = _mm256_or_si256(_mm256_and_si256(c2, low), _mm256_slli_epi64(c3, 32));
+    /* in each 128-bit half: blocks 0 and 2, then blocks 1 and 3 */
+    __m256i even = _mm256_unpacklo_epi64(w01, w23), odd = _mm256_unpackhi_epi64(w01, w23);
+    _mm256_storeu_si256((__m256i *)(void *)(out + k), _mm256_permute2x128_si256(even, odd, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(out + k + 2),
+                        _mm256_permute2x128_si256(even, odd, 0x31));
+  }
+  philox_loop(seed, counter + (uint64_t)k, count - k, out + k);
+}
 static const dlx_cpu_random_batch avx512 = {"avx512", normal_pairs_avx512, normal_pairs_wide_avx512,
                                             philox_avx512};
 static const dlx_cpu_random_batch avx2 = {"avx2", normal_pairs_avx2, normal_pairs_wide_avx2,
