@@ -1,7 +1,8 @@
-/* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, each block
- * computed and converted by src/common/philox.h's functions, so the bits do not depend on the
- * thread count (or on the device: the other backends use the same header). Built with
- * -ffp-contract=off (CMakeLists.txt): normals must round as on every other device. */
+/* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, computed in
+ * chunks and converted by src/common/philox.h's functions, or, for the Philox blocks and the
+ * normals, by random_batch.c's vector loops that give the same bits, so the bits do not depend
+ * on the thread count (or on the device: the other backends use the same header). Built with
+ * -ffp-contract=off (CMakeLists.txt): uniforms of a range must round as on every other device. */
 #include "common/half.h"
 #include "common/philox.h"
 #include "cpu/kernels.h"

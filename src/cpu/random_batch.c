@@ -1,10 +1,12 @@
-/* random_batch.c -- Philox blocks and Box-Muller normals in batches, written so that the
- * compiler vectorizes them. The normals: the operations of dlx_rng_normal (src/common/philox.h) in
+/* random_batch.c -- Philox blocks and Box-Muller normals in batches, on vectors. The normals are
+ * plain C that the compiler vectorizes: the operations of dlx_rng_normal (src/common/philox.h) in
  * the same order, with its branches turned into selects and its integer-to-double conversions into
  * bit operations (exact either way), so every lane rounds as the scalar definition does on every
- * device. The loops are built for AVX-512, AVX2 and the baseline ISA (target attributes) and chosen
- * at run time. Built with -ffp-contract=off (no fused multiply-adds: they round differently) and
- * -fno-math-errno (sqrt as one instruction; its result is the same). */
+ * device. Philox is AVX-512 or AVX2 intrinsics on x86-64 (the compiler's own vectorization of it
+ * shuffles more than it computes). Each batch is built for AVX-512, AVX2 and the baseline ISA
+ * (target attributes) and chosen at run time. Built with -ffp-contract=off (no fused
+ * multiply-adds: they round differently) and -fno-math-errno (sqrt as one instruction; its result
+ * is the same). */
 #include "cpu/random_batch.h"
 
 #include "common/philox.h"
