@@ -1,11 +1,13 @@
-/* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, each block
- * computed and converted by src/common/philox.h's functions, so the bits do not depend on the
- * thread count (or on the device: the other backends use the same header). Built with
- * -ffp-contract=off (CMakeLists.txt): normals must round as on every other device. */
+/* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, computed in
+ * chunks and converted by src/common/philox.h's functions, or, for the Philox blocks and the
+ * normals, by random_batch.c's vector loops that give the same bits, so the bits do not depend
+ * on the thread count (or on the device: the other backends use the same header). Built with
+ * -ffp-contract=off (CMakeLists.txt): uniforms of a range must round as on every other device. */
 #include "common/half.h"
 #include "common/philox.h"
 #include "cpu/kernels.h"
 #include "cpu/parallel.h"
+#include "cpu/random_batch.h"
 
 /* Blocks computed at a time before their words are converted (fits in L1). */
 #define CHUNK 256
@@ -17,12 +19,8 @@ typedef struct random_job {
   int64_t n; /* elements */
   int lanes; /* elements per block */
   int bits;  /* float dtypes: random bits of a uniform */
+  const dlx_cpu_random_batch *batch;
 } random_job;
-
-/* The blocks of counters offset + first .. offset + first + count. */
-static void philox_chunk(uint64_t seed, uint64_t counter, int count, dlx_philox_block *out) {
-  for (int k = 0; k < count; k++) out[k] = dlx_philox_at(seed, counter + (uint64_t)k);
-}
 
 /* Stores elements [e0, e1) from blocks[] (block 0 holds element e0, a multiple of lanes). */
 #define INT_LOOP(T)                                                                                \
@@ -37,11 +35,44 @@ static void philox_chunk(uint64_t seed, uint64_t counter, int count, dlx_philox_
 #define AS_FLOAT(x) ((float)(x))
 #define AS_DOUBLE(x) (x)
 
+/* Normals of elements [e0, e1), a pair of elements per pair of uniforms: the vectorized
+ * Box-Muller in float64 (random_batch.c), then rounded once to the dtype. */
+static void store_normals(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
+                          int64_t e1) {
+  double z[CHUNK * 4];
+  const uint32_t *words = (const uint32_t *)blocks;
+  int64_t count = e1 - e0;
+  if (j->lanes == 2) /* float64: two words each */
+    j->batch->normal_pairs_wide(words, (count + 1) / 2, j->r->a, j->r->b, z);
+  else
+    j->batch->normal_pairs(words, (count + 1) / 2, j->r->a, j->r->b, z);
+  switch (j->dtype) {
+  case DLX_FLOAT32:
+    for (int64_t i = 0; i < count; i++) ((float *)j->data)[e0 + i] = (float)z[i];
+    break;
+  case DLX_FLOAT64:
+    memcpy((double *)j->data + e0, z, (size_t)count * sizeof *z);
+    break;
+  case DLX_FLOAT16:
+    for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_half(z[i]);
+    break;
+  case DLX_BFLOAT16:
+    for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_bf16(z[i]);
+    break;
+  default:
+    break; /* the core checked the dtype */
+  }
+}
+
 static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
                         int64_t e1) {
   const dlx_random_request *r = j->r;
   int kind = (int)r->kind;
   int64_t L = j->lanes;
+  if (kind == DLX_RNG_NORMAL) {
+    store_normals(j, blocks, e0, e1);
+    return;
+  }
   if (kind == DLX_RNG_UNIFORM && j->dtype == DLX_FLOAT32 && r->a == 0 && r->b == 1) {
     /* u itself: the same bits as the float64 path, without it */
     for (int64_t e = e0; e < e1; e++)
@@ -97,7 +128,7 @@ static void fill_blocks(void *ctx, int64_t begin, int64_t end) {
   for (int64_t first = begin; first < end; first += CHUNK) {
     int count = (int)(end - first < CHUNK ? end - first : CHUNK);
     int64_t e0 = first * j->lanes, e1 = e0 + (int64_t)count * j->lanes;
-    philox_chunk(j->r->seed, j->r->offset + (uint64_t)first, count, blocks);
+    j->batch->philox_blocks(j->r->seed, j->r->offset + (uint64_t)first, count, blocks);
     store_chunk(j, blocks, e0, e1 < j->n ? e1 : j->n);
   }
 }
@@ -108,6 +139,7 @@ int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_
   int64_t blocks;
   (void)err;
   j.r = r;
+  j.batch = dlx_cpu_random_batch_best();
   j.dtype = dst->dtype;
   j.data = (char *)dst->buffer->data + dst->offset * dlx_itemsize(dst->dtype);
   j.n = dlx_tensor_numel(dst);

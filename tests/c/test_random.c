@@ -13,6 +13,7 @@
 #include "core/ops.h"
 #include "core/random.h"
 #include "cpu/parallel.h"
+#include "cpu/random_batch.h"
 
 /* Random123's kat_vectors for philox4x32_10 (counter, key, expected). */
 static void known_answers(void) {
@@ -208,10 +209,133 @@ static void randperm(void) {
   CHECK_EQ_INT(dlx_randperm_host(one, 0, 1, 0), 0);
 }
 
+/* The ISAs whose batches random_batch.c may build. */
+static const char *const isas[] = {"portable", "avx2", "avx512"};
+
+/* The CPU's batched Philox (random_batch.c, vectorized) is dlx_philox_at block for block, on
+ * every ISA this CPU runs, across a counter whose low word wraps. */
+static void philox_blocks(void) {
+  enum { COUNT = 1003 }; /* and a tail shorter than a vector */
+  static dlx_philox_block got[COUNT];
+  const uint64_t seed = UINT64_C(0x0123456789abcdef), first = UINT64_C(0xffffffff) - 500;
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[i]);
+    int bad = 0;
+    if (batch == NULL) continue;
+    batch->philox_blocks(seed, first, COUNT, got);
+    for (int k = 0; k < COUNT; k++) {
+      dlx_philox_block want = dlx_philox_at(seed, first + (uint64_t)k);
+      bad += memcmp(&want, &got[k], sizeof want) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+  CHECK(dlx_cpu_random_batch_for("portable") != NULL);
+  CHECK(dlx_cpu_random_batch_for("sse9") == NULL);
+}
+
+/* Words per pair of normals: 2, or 4 when wide (float64). */
+static int words_per_pair(int wide) { return wide ? 4 : 2; }
+
+/* The pair of normals from the words of pair p by the per-element definition, as bits. */
+static void normal_definition(const uint32_t *words, int wide, double a, double b,
+                              uint64_t out[2]) {
+  dlx_philox_block blk = {{words[0], words[1], wide ? words[2] : 0, wide ? words[3] : 0}};
+  for (int lane = 0; lane < 2; lane++) {
+    double v = dlx_rng_real(DLX_RNG_NORMAL, blk, lane, wide ? 53 : 24, a, b);
+    memcpy(&out[lane], &v, sizeof v);
+  }
+}
+
+/* Counts the pairs whose batched normals differ from the definition in any bit, on every ISA
+ * this CPU runs. */
+static int normal_pairs_mismatches(const uint32_t *words, int64_t pairs, int wide, double a,
+                                   double b) {
+  double *z = malloc((size_t)pairs * 2 * sizeof *z);
+  int bad = 0;
+  CHECK(z != NULL);
+  if (z == NULL) return 1;
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+    const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[i]);
+    if (batch == NULL) continue;
+    (wide ? batch->normal_pairs_wide : batch->normal_pairs)(words, pairs, a, b, z);
+    for (int64_t p = 0; p < pairs; p++) {
+      uint64_t want[2];
+      normal_definition(words + words_per_pair(wide) * p, wide, a, b, want);
+      bad += memcmp(want, z + 2 * p, sizeof want) != 0;
+    }
+  }
+  free(z);
+  return bad;
+}
+
+/* The words of a pair whose uniforms' integers are k1 and k2 (w bits each: 32, or 53 when
+ * wide, then below them 11 bits that the conversion drops). */
+static void pair_words(uint64_t k1, uint64_t k2, int wide, uint32_t *words) {
+  if (!wide) {
+    words[0] = (uint32_t)k1;
+    words[1] = (uint32_t)k2;
+    return;
+  }
+  uint64_t x1 = k1 << 11 | 0x5a5, x2 = k2 << 11 | 0x2d3;
+  words[0] = (uint32_t)(x1 >> 32);
+  words[1] = (uint32_t)x1;
+  words[2] = (uint32_t)(x2 >> 32);
+  words[3] = (uint32_t)x2;
+}
+
+/* The pairs of k1s x k2s's words where the batched conversion's selects and exact conversions
+ * turn: u1 = 1, the smallest u1, u1 around 1/2 and 1/sqrt(2) where the log's exponent and
+ * halving change (and, wide, around 2^52 where the conversion splits), every quarter turn and
+ * the 1/8 turn where sin and cos swap. */
+static int normal_edge_mismatches(int wide, double a, double b) {
+  const int w = wide ? 53 : 32;
+  const uint64_t top = UINT64_C(1) << w, half = top >> 1,
+                 rsqrt2 = wide ? UINT64_C(0x16a09e667f3bcc) : UINT64_C(0xb504f333);
+  const uint64_t k1s[] = {0,          1,       2,       half - 1, half,    half + 1,    rsqrt2,
+                          rsqrt2 + 1, top / 4, top - 3, top - 2,  top - 1, top >> 2 | 1};
+  const uint64_t quarter = top >> 2,
+                 in_quarter[] = {0, 1, quarter / 2 - 1, quarter / 2, quarter / 2 + 1, quarter - 1};
+  enum { N1 = sizeof k1s / sizeof k1s[0], N2 = 4 * 6 };
+  uint32_t words[N1 * N2 * 4];
+  int pairs = 0;
+  for (int i = 0; i < N1; i++)
+    for (uint64_t q = 0; q < 4; q++)
+      for (int j = 0; j < 6; j++)
+        pair_words(k1s[i], q * quarter | in_quarter[j], wide,
+                   words + words_per_pair(wide) * pairs++);
+  return normal_pairs_mismatches(words, pairs, wide, a, b);
+}
+
+/* The CPU's batched Box-Muller (random_batch.c, vectorized) is the definition bit for bit, on the
+ * edge words and on a few million random words, narrow and wide. */
+static void normal_pairs(void) {
+  enum { RANDOM_BLOCKS = 1 << 20 };
+  uint32_t *words = malloc((size_t)RANDOM_BLOCKS * 4 * sizeof *words);
+  for (int wide = 0; wide <= 1; wide++) {
+    CHECK_EQ_INT(normal_edge_mismatches(wide, 0, 1), 0);
+    CHECK_EQ_INT(normal_edge_mismatches(wide, -0.0, 1), 0);
+    CHECK_EQ_INT(normal_edge_mismatches(wide, 1, 3), 0);
+  }
+  CHECK(words != NULL);
+  if (words == NULL) return;
+  for (int blk = 0; blk < RANDOM_BLOCKS; blk++) {
+    dlx_philox_block b = dlx_philox_at(11, (uint64_t)blk);
+    memcpy(words + 4 * blk, b.w, sizeof b.w);
+  }
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 2 * RANDOM_BLOCKS, 0, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, RANDOM_BLOCKS, 1, 0, 1), 0);
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, 0, -2.5, 0.75), 0); /* an odd count */
+  CHECK_EQ_INT(normal_pairs_mismatches(words, 4099, 1, -2.5, 0.75), 0);
+  free(words);
+  printf("random batches: the best ISA here is %s\n", dlx_cpu_random_batch_best()->isa);
+}
+
 int main(void) {
   known_answers();
   conversions();
   cpu_fill();
+  philox_blocks();
+  normal_pairs();
   generator_and_views();
   randperm();
   return check_report("test_random");
