@@ -61,14 +61,15 @@ def measure(cases, rounds, after=None):
     return [statistics.median(t) for t in times]
 
 
-def print_table(cases, medians, ratio_title, columns=(), digits=1):
+def print_table(cases, medians, ratio_title, columns=(), digits=1, references=None):
     """A Markdown table: case, median, each extra column (title, fn(median) -> text), and
-    ratio_title = the first case's median / this case's."""
+    ratio_title = the reference's median / this case's. The reference is the first case, or
+    case references[i] for case i when references is given."""
     titles = ["case", "median"] + [title for title, _ in columns] + [ratio_title]
     print("| " + " | ".join(titles) + " |")
     print("|" + "---|" * len(titles))
-    reference = medians[0]
-    for (name, _), m in zip(cases, medians):
+    for i, ((name, _), m) in enumerate(zip(cases, medians)):
+        reference = medians[references[i] if references else 0]
         cells = [name, "%.*f ms" % (digits, m * 1e3)] + [fn(m) for _, fn in columns]
         cells.append("%.2f" % (reference / m))
         print("| " + " | ".join(cells) + " |")
