@@ -113,8 +113,9 @@ static size_t element_size(const dlx_tensor *t) { return (size_t)dlx_dtype_bits(
 /* The 0-based position of a checked 1-based or negative index. */
 static inline int64_t zero_based(int64_t i, int64_t size) { return i < 0 ? i + size : i - 1; }
 
+/* i in 1..size or -size..-1, without branches (so that loops of it vectorize). */
 static inline bool in_range(int64_t i, int64_t size) {
-  return (i >= 1 && i <= size) || (i < 0 && i >= -size);
+  return ((uint64_t)i - 1 < (uint64_t)size) | ((uint64_t)i + (uint64_t)size < (uint64_t)size);
 }
 
 /* ---- Strided copies of whole elements, typed by size -------------------------------------- */
