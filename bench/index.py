@@ -11,7 +11,7 @@ interleave every case (bench/harness.py) and the table shows medians and torch /
 dlx and PyTorch use their default thread counts, printed. The goal: dlx index_select and
 masked_select >= 1.0 x torch (torch / case >= 1.0).
 
-    DLX_LIBRARY=build/libdlx.so python3 bench/index.py [--mi 16] [--rounds 7]
+    DLX_LIBRARY=build/libdlx.so python3 bench/index.py [--mi 16] [--rounds 7] [--threads N]
 """
 import argparse
 
@@ -25,10 +25,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mi", type=int, default=16, help="elements, in Mi (rows * columns)")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="threads for dlx and PyTorch alike (default: their own defaults)")
     args = parser.parse_args()
     n = args.mi << 20
     side = int(round(n ** 0.5))
     lua = harness.lua_state()
+    if args.threads > 0:
+        lua.eval("dlx.set_num_threads(...)", args.threads)
+        torch.set_num_threads(args.threads)
     harness.print_machine(lua, "%d Mi float32, 2-D cases {%d, %d}" % (args.mi, side, side))
     torch.manual_seed(1)
     x = torch.rand(n)

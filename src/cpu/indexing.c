@@ -274,6 +274,8 @@ typedef struct move_job {
   int32_t split; /* the dim the threads share out */
 } move_job;
 
+#define PREFETCH_AHEAD 32
+
 /* Typed loops over one segment with an index per element. GATHER: plain[j] =
  * indexed[j + index[j] * stride]; SCATTER: the other way, in the order of j. */
 #define MOVE_N(name, type)                                                                         \
@@ -282,7 +284,13 @@ typedef struct move_job {
     type *plain = (type *)(void *)plain_, *indexed = (type *)(void *)indexed_;                     \
     int64_t size = job->dim_size, stride = job->dim_stride;                                        \
     if (!job->scatter && sp == 1 && si == 1 && sx == 0) { /* index_select along the inner dim */   \
-      for (int64_t j = 0; j < n; j++) plain[j] = indexed[zero_based(index[j], size) * stride];     \
+      /* random reads: asking early for the element PREFETCH_AHEAD places on hides their misses */ \
+      int64_t j = 0;                                                                               \
+      for (; j + PREFETCH_AHEAD < n; j++) {                                                        \
+        __builtin_prefetch(&indexed[zero_based(index[j + PREFETCH_AHEAD], size) * stride]);        \
+        plain[j] = indexed[zero_based(index[j], size) * stride];                                   \
+      }                                                                                            \
+      for (; j < n; j++) plain[j] = indexed[zero_based(index[j], size) * stride];                  \
     } else if (!job->scatter) {                                                                    \
       for (int64_t j = 0; j < n; j++)                                                              \
         plain[j * sp] = indexed[j * sx + zero_based(index[j * si], size) * stride];                \
