@@ -270,11 +270,18 @@ typedef struct move_job {
   size_t size;
   int64_t dim_size, dim_stride;
   bool scatter;
-  add_fn add;    /* SCATTER_ADD's addition; NULL for the plain moves */
+  add_fn add; /* SCATTER_ADD's addition; NULL for the plain moves */
+  /* SCATTER_ADD's typed loop, when the dtype has one */
+  void (*add_loop)(const struct move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
+                   const int64_t *index, int64_t si, int64_t n);
   int32_t split; /* the dim the threads share out */
 } move_job;
 
 #define PREFETCH_AHEAD 32
+#define PREFETCH_BYTES ((int64_t)1 << 20)
+
+/* The fewest elements of the inner dim a block takes when the threads split that dim. */
+#define MIN_INNER_BLOCK 512
 
 /* Typed loops over one segment with an index per element. GATHER: plain[j] =
  * indexed[j + index[j] * stride]; SCATTER: the other way, in the order of j. */
@@ -284,9 +291,11 @@ typedef struct move_job {
     type *plain = (type *)(void *)plain_, *indexed = (type *)(void *)indexed_;                     \
     int64_t size = job->dim_size, stride = job->dim_stride;                                        \
     if (!job->scatter && sp == 1 && si == 1 && sx == 0) { /* index_select along the inner dim */   \
-      /* random reads: asking early for the element PREFETCH_AHEAD places on hides their misses */ \
+      /* random reads beyond the caches: asking early for the element PREFETCH_AHEAD places on     \
+       * hides their misses (within the caches it only costs) */                                   \
       int64_t j = 0;                                                                               \
-      for (; j + PREFETCH_AHEAD < n; j++) {                                                        \
+      bool far = size * stride * (int64_t)sizeof(type) > PREFETCH_BYTES;                           \
+      for (; far && j + PREFETCH_AHEAD < n; j++) {                                                 \
         __builtin_prefetch(&indexed[zero_based(index[j + PREFETCH_AHEAD], size) * stride]);        \
         plain[j] = indexed[zero_based(index[j], size) * stride];                                   \
       }                                                                                            \
@@ -305,6 +314,58 @@ MOVE_N(move_n4, uint32_t)
 MOVE_N(move_n8, uint64_t)
 MOVE_N(move_n16, bytes16)
 #undef MOVE_N
+
+/* SCATTER_ADD's typed loops: integers add as unsigned (they wrap; signed and unsigned give the
+ * same bits), float32 and float64 as themselves. In the order of j. */
+#define ADD_N(name, type)                                                                          \
+  static void name(const move_job *job, char *plain_, int64_t sp, char *indexed_, int64_t sx,      \
+                   const int64_t *index, int64_t si, int64_t n) {                                  \
+    type *plain = (type *)(void *)plain_, *indexed = (type *)(void *)indexed_;                     \
+    int64_t size = job->dim_size, stride = job->dim_stride;                                        \
+    if (si == 0) { /* one index for the row */                                                     \
+      type *at = indexed + zero_based(index[0], size) * stride;                                    \
+      for (int64_t j = 0; j < n; j++) at[j * sx] = (type)(at[j * sx] + plain[j * sp]);             \
+    } else {                                                                                       \
+      for (int64_t j = 0; j < n; j++) {                                                            \
+        type *at = indexed + j * sx + zero_based(index[j * si], size) * stride;                    \
+        *at = (type)(*at + plain[j * sp]);                                                         \
+      }                                                                                            \
+    }                                                                                              \
+  }
+ADD_N(add_n1, uint8_t)
+ADD_N(add_n2, uint16_t)
+ADD_N(add_n4, uint32_t)
+ADD_N(add_n8, uint64_t)
+ADD_N(add_float32, float)
+ADD_N(add_float64, double)
+#undef ADD_N
+
+typedef void (*move_loop)(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
+                          const int64_t *index, int64_t si, int64_t n);
+
+/* SCATTER_ADD's typed loop for dtype; NULL for the others (add_of's, element by element). */
+static move_loop add_loop_of(dlx_dtype dtype) {
+  switch (dtype) {
+  case DLX_INT8:
+  case DLX_UINT8:
+    return add_n1;
+  case DLX_INT16:
+  case DLX_UINT16:
+    return add_n2;
+  case DLX_INT32:
+  case DLX_UINT32:
+    return add_n4;
+  case DLX_INT64:
+  case DLX_UINT64:
+    return add_n8;
+  case DLX_FLOAT32:
+    return add_float32;
+  case DLX_FLOAT64:
+    return add_float64;
+  default:
+    return NULL;
+  }
+}
 
 /* The generic loop: any element size, and SCATTER_ADD. */
 static void move_bytes(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
@@ -338,6 +399,10 @@ static void move_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
       copy_strided(at, sx, plain, sp, n, job->size);
     else
       copy_strided(plain, sp, at, sx, n, job->size);
+    return;
+  }
+  if (job->add_loop != NULL) {
+    job->add_loop(job, plain, sp, indexed, sx, index, si, n);
     return;
   }
   if (job->add != NULL) {
@@ -426,6 +491,7 @@ static int move(const dlx_index_request *r, bool scatter, bool accumulate) {
   job.dim_stride = r->stride;
   job.scatter = scatter;
   job.add = accumulate ? add_of(r->dst->dtype) : NULL;
+  job.add_loop = accumulate ? add_loop_of(r->dst->dtype) : NULL;
   job.split = split_dim(r, &job.w, scatter);
   if (job.split < 0) { /* one thread: the whole walk as one range of its first dim */
     job.split = 0;
@@ -433,8 +499,11 @@ static int move(const dlx_index_request *r, bool scatter, bool accumulate) {
     return 0;
   }
   int64_t slice = walk_numel(&job.w) / job.w.shape[job.split];
-  dlx_cpu_parallel_for(job.w.shape[job.split],
-                       dlx_cpu_grain_items(slice * (int64_t)(2 * job.size + 8)), move_range, &job);
+  int64_t grain = dlx_cpu_grain_items(slice * (int64_t)(2 * job.size + 8));
+  /* split along the inner dim, a block's rows should stay long enough to stream */
+  if (job.split == job.w.ndim - 1 && job.w.ndim > 1 && grain < MIN_INNER_BLOCK)
+    grain = MIN_INNER_BLOCK;
+  dlx_cpu_parallel_for(job.w.shape[job.split], grain, move_range, &job);
   return 0;
 }
 
@@ -652,17 +721,50 @@ static void select_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   }
 }
 
-/* MASKED_SCATTER: operand 0 the mask, 1 dst; the k-th true element takes src[k]. */
+/* MASKED_SCATTER: operand 0 the mask, 1 dst; the k-th true element takes src[k] (src's stride
+ * in elements, 0 for a fill). Returns the next k. */
+#define PLACE_N(name, type)                                                                        \
+  static int64_t name(type *dst, int64_t sd, const type *src, int64_t step, int64_t out,           \
+                      const uint8_t *mask, int64_t sm, int64_t n) {                                \
+    for (int64_t j = 0; j < n; j++) {                                                              \
+      if (mask[j * sm] == 0) continue;                                                             \
+      dst[j * sd] = src[out * step];                                                               \
+      out++;                                                                                       \
+    }                                                                                              \
+    return out;                                                                                    \
+  }
+PLACE_N(place_n1, uint8_t)
+PLACE_N(place_n2, uint16_t)
+PLACE_N(place_n4, uint32_t)
+PLACE_N(place_n8, uint64_t)
+PLACE_N(place_n16, bytes16)
+#undef PLACE_N
+
 static void scatter_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   chunk_state *st = ctx;
   const chunk_job *job = st->job;
   int64_t sm = inner_stride(w, 0), sd = inner_stride(w, 1), size = (int64_t)job->size;
+  int64_t step = job->src_step / size;
   const uint8_t *mask = job->mask + w->pos[0] + j0 * sm;
   char *dst = job->dst + (w->pos[1] + j0 * sd) * size;
-  for (int64_t j = 0; j < n; j++) {
-    if (mask[j * sm] == 0) continue;
-    memcpy(dst + j * sd * size, job->src + st->out * job->src_step, job->size);
-    st->out++;
+  switch (job->size) {
+#define PLACE_CASE(bytes, fn, type)                                                                \
+  case bytes:                                                                                      \
+    st->out = fn((type *)(void *)dst, sd, (const type *)(const void *)job->src, step, st->out,     \
+                 mask, sm, n);                                                                     \
+    return;
+    PLACE_CASE(1, place_n1, uint8_t)
+    PLACE_CASE(2, place_n2, uint16_t)
+    PLACE_CASE(4, place_n4, uint32_t)
+    PLACE_CASE(8, place_n8, uint64_t)
+    PLACE_CASE(16, place_n16, bytes16)
+#undef PLACE_CASE
+  default:
+    for (int64_t j = 0; j < n; j++) {
+      if (mask[j * sm] == 0) continue;
+      memcpy(dst + j * sd * size, job->src + st->out * job->src_step, job->size);
+      st->out++;
+    }
   }
 }
 
