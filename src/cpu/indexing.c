@@ -28,6 +28,9 @@
  * result) are the same on any number of threads. */
 #define CHUNK ((int64_t)1 << 16)
 
+/* Chunk counts kept in the job itself; more are allocated. */
+#define LOCAL_CHUNKS 16
+
 /* Row-major walk of up to MAX_OPS operands of one shape: an odometer over the outer dims around
  * the last one, whose rows (segments of them) the kernels loop over. A 0-d shape is one row of
  * one element. */
@@ -514,9 +517,10 @@ typedef struct chunk_job {
   walk w; /* over the mask or index (operand 0), with the other operand as 1 */
   int64_t numel;
   int64_t chunks;
-  int64_t chunk;   /* elements per chunk */
-  int64_t *starts; /* per chunk: its true count, then (after the scan) its first output */
-  int64_t total;   /* the true elements: the output's length */
+  int64_t chunk;             /* elements per chunk */
+  int64_t *starts;           /* per chunk: its true count, then (after the scan) its first output */
+  int64_t few[LOCAL_CHUNKS]; /* the starts of a few chunks, without an allocation */
+  int64_t total;             /* the true elements: the output's length */
   char *dst, *src;
   const uint8_t *mask;
   size_t size;
@@ -610,11 +614,16 @@ static void chunk_job_init(chunk_job *job, const dlx_index_request *r, const dlx
 }
 
 static int alloc_starts(chunk_job *job, dlx_error *err) {
-  job->starts = malloc((size_t)job->chunks * sizeof *job->starts);
+  job->starts =
+      job->chunks <= LOCAL_CHUNKS ? job->few : malloc((size_t)job->chunks * sizeof *job->starts);
   if (job->starts == NULL)
     return dlx_fail(err, DLX_MEMORY_ERROR, "out of memory for %lld chunk counts",
                     (long long)job->chunks);
   return 0;
+}
+
+static void free_starts(chunk_job *job) {
+  if (job->starts != job->few) free(job->starts);
 }
 
 /* Counts each chunk's true elements into job->starts and scans them into first outputs. */
@@ -666,7 +675,7 @@ static int count_true(dlx_index_request *r, dlx_error *err) {
   run_chunks(&job, chunks_count);
   r->count = 0;
   for (int64_t c = 0; c < job.chunks; c++) r->count += job.starts[c];
-  free(job.starts);
+  free_starts(&job);
   return 0;
 }
 
@@ -805,7 +814,7 @@ static int write_chunks(const dlx_index_request *r, const dlx_tensor *other, boo
   if (rc != 0) return rc;
   scan_chunks(&job);
   run_chunks(&job, chunks_write);
-  free(job.starts);
+  free_starts(&job);
   return 0;
 }
 
