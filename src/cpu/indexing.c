@@ -264,21 +264,26 @@ static add_fn add_of(dlx_dtype dtype) {
 
 /* ---- GATHER, SCATTER, SCATTER_ADD: one walk, two directions ------------------------------ */
 
+typedef struct move_job move_job;
+
+/* A loop over n elements of one row: `plain` with stride sp, `indexed` with stride sx, `index`
+ * with stride si (strides in elements). */
+typedef void (*move_loop)(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
+                          const int64_t *index, int64_t si, int64_t n);
+
 /* The walk's operands: 0 the plain side (GATHER's dst, the scatters' src), 1 the indexed side
  * (GATHER's src, the scatters' dst, stride 0 along dim), 2 the index. */
-typedef struct move_job {
+struct move_job {
   walk w;
   char *plain, *indexed;
   const int64_t *index;
   size_t size;
   int64_t dim_size, dim_stride;
   bool scatter;
-  add_fn add; /* SCATTER_ADD's addition; NULL for the plain moves */
-  /* SCATTER_ADD's typed loop, when the dtype has one */
-  void (*add_loop)(const struct move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
-                   const int64_t *index, int64_t si, int64_t n);
-  int32_t split; /* the dim the threads share out */
-} move_job;
+  add_fn add;         /* SCATTER_ADD's addition; NULL for the plain moves */
+  move_loop add_loop; /* SCATTER_ADD's typed loop, when the dtype has one */
+  int32_t split;      /* the dim the threads share out */
+};
 
 #define PREFETCH_AHEAD 32
 #define PREFETCH_BYTES ((int64_t)1 << 20)
@@ -343,9 +348,6 @@ ADD_N(add_float32, float)
 ADD_N(add_float64, double)
 #undef ADD_N
 
-typedef void (*move_loop)(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
-                          const int64_t *index, int64_t si, int64_t n);
-
 /* SCATTER_ADD's typed loop for dtype; NULL for the others (add_of's, element by element). */
 static move_loop add_loop_of(dlx_dtype dtype) {
   switch (dtype) {
@@ -370,7 +372,7 @@ static move_loop add_loop_of(dlx_dtype dtype) {
   }
 }
 
-/* The generic loop: any element size, and SCATTER_ADD. */
+/* The loop for any element size, and SCATTER_ADD's for the dtypes without a typed loop. */
 static void move_bytes(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
                        const int64_t *index, int64_t si, int64_t n) {
   int64_t size = (int64_t)job->size;
