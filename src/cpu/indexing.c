@@ -96,8 +96,11 @@ typedef void (*segment_fn)(void *ctx, const walk *w, int64_t j0, int64_t n);
 
 /* Calls fn on the elements [begin, end) of a fresh walk, in row-major order, row by row. */
 static void walk_range(walk w, int64_t begin, int64_t end, segment_fn fn, void *ctx) {
-  int64_t inner = rows_inner(&w), j0 = begin % inner;
-  walk_seek(&w, begin / inner);
+  int64_t inner = rows_inner(&w), j0 = 0;
+  if (begin > 0) { /* (divisions: not for the first chunk, often the only one) */
+    j0 = begin % inner;
+    walk_seek(&w, begin / inner);
+  }
   while (begin < end) {
     int64_t n = inner - j0 < end - begin ? inner - j0 : end - begin;
     fn(ctx, &w, j0, n);
@@ -497,7 +500,9 @@ static int move(const dlx_index_request *r, bool scatter, bool accumulate) {
   job.scatter = scatter;
   job.add = accumulate ? add_of(r->dst->dtype) : NULL;
   job.add_loop = accumulate ? add_loop_of(r->dst->dtype) : NULL;
-  job.split = split_dim(r, &job.w, scatter);
+  /* small work stays on this thread without asking the pool */
+  bool small = walk_numel(&job.w) * (int64_t)(2 * job.size + 8) < 2 * DLX_CPU_GRAIN_BYTES;
+  job.split = small ? -1 : split_dim(r, &job.w, scatter);
   if (job.split < 0) { /* one thread: the whole walk as one range of its first dim */
     job.split = 0;
     move_range(&job, 0, job.w.shape[0]);
@@ -598,6 +603,10 @@ static void chunks_write(void *ctx, int64_t begin, int64_t end) {
 }
 
 static void run_chunks(chunk_job *job, dlx_cpu_range_fn fn) {
+  if (job->chunks == 1) {
+    fn(job, 0, 1);
+    return;
+  }
   dlx_cpu_parallel_for(job->chunks, dlx_cpu_grain_items(job->chunk * (int64_t)(job->size + 1)), fn,
                        job);
 }
@@ -605,8 +614,12 @@ static void run_chunks(chunk_job *job, dlx_cpu_range_fn fn) {
 static void chunk_job_init(chunk_job *job, const dlx_index_request *r, const dlx_tensor *shape_of,
                            const dlx_tensor *other, bool parallel) {
   const dlx_tensor *ops[2] = {r->index, other != NULL ? other : r->index};
-  memset(job, 0, sizeof *job);
   job->r = r;
+  job->starts = NULL;
+  job->dst = job->src = NULL;
+  job->size = 0;
+  job->src_step = 0;
+  job->total = 0;
   walk_init(&job->w, shape_of, 2, ops);
   job->numel = walk_numel(&job->w);
   job->chunk = parallel ? CHUNK : (job->numel > 0 ? job->numel : 1);
@@ -779,20 +792,24 @@ static void scatter_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   }
 }
 
-/* NONZERO: the 1-based coordinates of each true element. */
+/* NONZERO: the 1-based coordinates of each true element. The counters live in locals, which the
+ * int64 stores cannot alias. */
 static void nonzero_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   chunk_state *st = ctx;
   const chunk_job *job = st->job;
-  int64_t sm = inner_stride(w, 0);
+  int64_t sm = inner_stride(w, 0), found = 0, outer[DLX_MAX_NDIM];
   int32_t ndim = job->r->index->ndim;
   const uint8_t *mask = job->mask + w->pos[0] + j0 * sm;
   int64_t *dst = (int64_t *)(void *)job->dst + st->out * ndim;
+  for (int32_t d = 0; d + 1 < ndim; d++) outer[d] = w->coord[d] + 1;
   for (int64_t j = 0; j < n; j++) {
     if (mask[j * sm] == 0) continue;
-    for (int32_t d = 0; d + 1 < ndim; d++) *dst++ = w->coord[d] + 1;
-    *dst++ = j0 + j + 1;
-    st->out++;
+    for (int32_t d = 0; d + 1 < ndim; d++) dst[d] = outer[d];
+    dst[ndim - 1] = j0 + j + 1;
+    dst += ndim;
+    found++;
   }
+  st->out += found;
 }
 
 static segment_fn writer_of(dlx_index_op op) {
