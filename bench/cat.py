@@ -13,22 +13,11 @@ The goal: dlx.cat >= 0.9 x memcpy.
 """
 import argparse
 import ctypes
-import os
-import statistics
-import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-import dlx_host  # noqa: E402
-
-try:
-    import torch  # noqa: E402
-except ImportError:
-    torch = None
+import harness
+from harness import torch
 
 # name, Lua chunk run once per round (the inputs are the list `xs`, the preallocated result `out`)
 LUA_CASES = [
@@ -46,14 +35,8 @@ def main():
     args = parser.parse_args()
     n, side = args.count, args.side
     nbytes = n * side * side * 4
-    lua = dlx_host.LuaState()
-    lua.load_string('dlx = require "dlx"')
-    print("machine: %s, %d cores; load average %.2f; dlx threads %s; NumPy %s; PyTorch %s "
-          "(threads %s); %d x %d^2 float32 = %d MiB"
-          % (os.uname().machine, os.cpu_count(), os.getloadavg()[0],
-             lua.eval("return dlx.get_num_threads()"), np.__version__,
-             torch.__version__ if torch else "-", torch.get_num_threads() if torch else "-",
-             n, side, nbytes >> 20))
+    lua = harness.lua_state()
+    harness.print_machine(lua, "%d x %d^2 float32 = %d MiB" % (n, side, nbytes >> 20))
     lua.load_string("xs = {} for i = 1, %d do xs[i] = dlx.full({%d, %d}, i, "
                     "{dtype = 'float32', device = 'cpu'}) end "
                     "out = dlx.zeros({%d, %d}, {device = 'cpu'})" % (n, side, side, n * side, side))
@@ -74,20 +57,11 @@ def main():
         t_out = torch.zeros(n * side, side)
         cases.append(("torch.cat(xs)", lambda: torch.cat(tensors)))
         cases.append(("torch.cat(xs, out=out)", lambda: torch.cat(tensors, out=t_out)))
-    times = [[] for _ in cases]
-    for _ in range(args.rounds):
-        for i, (_, fn) in enumerate(cases):
-            t0 = time.perf_counter()
-            fn()
-            times[i].append(time.perf_counter() - t0)
+    medians = harness.measure(cases, args.rounds)
     same = lua.eval("return dlx.equal(dlx.cat(xs), out) and 1 or 0")
     lua.close()
-    reference = statistics.median(times[0])
-    print("| case | median | GB/s | memcpy / case |")
-    print("|---|---|---|---|")
-    for (name, _), t in zip(cases, times):
-        m = statistics.median(t)
-        print("| %s | %.2f ms | %.2f | %.2f |" % (name, m * 1e3, nbytes / m / 1e9, reference / m))
+    harness.print_table(cases, medians, "memcpy / case",
+                        columns=[("GB/s", lambda m: "%.2f" % (nbytes / m / 1e9))], digits=2)
     print("goal: dlx.cat >= 0.9 x memcpy (memcpy / case >= 0.9); out= result checked: %s"
           % ("same" if same == 1 else "DIFFERENT"))
 

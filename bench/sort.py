@@ -12,18 +12,11 @@ thread counts, printed. The goal: dlx sort >= 1.0 x torch.sort (ratio >= 1.0).
     DLX_LIBRARY=build/libdlx.so python3 bench/sort.py [--mi 16] [--rounds 5]
 """
 import argparse
-import os
-import statistics
-import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "examples", "python"))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import dlx_host  # noqa: E402
+import harness
 
 
 def main():
@@ -32,16 +25,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     n = args.mi << 20
-    lua = dlx_host.LuaState()
-    lua.load_string('dlx = require "dlx"; dlx.manual_seed(1)')
+    lua = harness.lua_state(seed=1)
     lua.eval("X = dlx.rand(...); return X.numel", n)
     lua.load_string("SORT = function() local v, i = X:sort(); return v.numel + i.numel end")
     lua.load_string("ARGSORT = function() return X:argsort().numel end")
-    print("machine: %s, %d cores; load average %.2f; threads: dlx %d, torch %d; NumPy %s, "
-          "PyTorch %s; %d Mi float32"
-          % (os.uname().machine, os.cpu_count(), os.getloadavg()[0],
-             lua.eval("return dlx.get_num_threads()"), torch.get_num_threads(),
-             np.__version__, torch.__version__, args.mi))
+    harness.print_machine(lua, "%d Mi float32" % args.mi)
     torch.manual_seed(1)
     x = torch.rand(n)
     a = x.numpy()
@@ -53,21 +41,11 @@ def main():
         ("dlx t:argsort()", lambda: lua.eval("return ARGSORT()")),
         ("np.argsort(kind='stable')", lambda: np.argsort(a, kind="stable")),
     ]
-    times = [[] for _ in cases]
-    for _ in range(args.rounds):
-        for i, (_, run) in enumerate(cases):
-            t0 = time.perf_counter()
-            result = run()
-            times[i].append(time.perf_counter() - t0)
-            del result
-            lua.eval("collectgarbage(); collectgarbage()")  # the last case's memory, untimed
+    # the last case's memory is freed untimed
+    medians = harness.measure(cases, args.rounds,
+                              after=lambda: lua.eval("collectgarbage(); collectgarbage()"))
     lua.close()
-    reference = statistics.median(times[0])
-    print("| case | median | torch.sort / case |")
-    print("|---|---|---|")
-    for (name, _), t in zip(cases, times):
-        m = statistics.median(t)
-        print("| %s | %.1f ms | %.2f |" % (name, m * 1e3, reference / m))
+    harness.print_table(cases, medians, "torch.sort / case")
     print("goal: dlx t:sort() >= 1.0 x torch.sort (torch.sort / case >= 1.0)")
 
 

@@ -295,3 +295,115 @@ describe("t:nonzero", function()
     assert.are.same({ 1, 0 }, dlx.tensor(3):nonzero().shape)
   end)
 end)
+
+-- Large enough for several chunks (the CPU's mask ops count and write chunks of 64Ki elements)
+-- and for the pool's threads: every result must be the same on 1, 2 and 3 threads.
+describe("indexing on the pool's threads", function()
+  local saved
+  before_each(function()
+    saved = dlx.get_num_threads()
+    dlx.manual_seed(7)
+  end)
+  after_each(function() dlx.set_num_threads(saved) end)
+
+  -- f() on 1, 2 and 3 threads; the results (tensors) must be equal; returns the first.
+  local function same_on_threads(f)
+    local results = {}
+    for threads = 1, 3 do
+      dlx.set_num_threads(threads)
+      results[threads] = f()
+    end
+    assert.is_true(dlx.equal(results[1], results[2]))
+    assert.is_true(dlx.equal(results[1], results[3]))
+    return results[1]
+  end
+
+  it("gather, index_select, masked_select and nonzero agree with each other", function()
+    local n = 300000
+    local x = dlx.arange(1, n + 1, { dtype = "int64", device = "cpu" })
+    local i = dlx.randint(-n, n, { n }, { dtype = "int64", device = "cpu" })
+    i = i:masked_fill_(i:eq(0), n) -- no 0 index
+    local got = same_on_threads(function() return x:index_select(1, i) end)
+    -- x holds 1..n, so x[i] is i made positive
+    local positive = i:clone():masked_fill_(i:lt(0), 0) + (i:lt(0):to("int64") * (i + n + 1))
+    assert.is_true(dlx.equal(positive, got))
+    assert.is_true(dlx.equal(got, same_on_threads(function() return x:gather(1, i) end)))
+    local mask = dlx.rand({ 600, 500 }, { device = "cpu" }):lt(0.3)
+    local grid = x:reshape({ 600, 500 })
+    local picked = same_on_threads(function() return grid:masked_select(mask) end)
+    local where = same_on_threads(function() return mask:nonzero() end)
+    assert.are.same({ picked.shape[1], 2 }, where.shape)
+    local rows, cols = where:select(2, 1), where:select(2, 2)
+    assert.is_true(dlx.equal(picked, (rows - 1) * 500 + cols))
+    -- a broadcast (row) mask takes whole rows
+    local row_mask = dlx.rand({ 600, 1 }, { device = "cpu" }):lt(0.5)
+    local whole = same_on_threads(function() return grid:masked_select(row_mask) end)
+    assert.are.equal(row_mask:sum():item() * 500, whole.numel)
+    -- more chunks than the CPU keeps counts for without an allocation
+    local big = dlx.rand({ 1100, 1000 }, { device = "cpu" })
+    local big_mask = big:lt(0.5)
+    local chosen = same_on_threads(function() return big:masked_select(big_mask) end)
+    assert.are.equal(big_mask:sum():item(), chosen.numel)
+    assert.is_true(chosen:lt(0.5):all():item())
+    local at = same_on_threads(function() return big_mask:nonzero() end)
+    local linear = (at:select(2, 1) - 1) * 1000 + at:select(2, 2)
+    assert.is_true(dlx.equal(chosen, big:reshape({ -1 }):index_select(1, linear)))
+  end)
+
+  it("masked_fill_ and index_select of rows and of strided views", function()
+    local m = dlx.rand({ 700, 400 }, { device = "cpu" })
+    local mask = m:lt(0.5)
+    local filled = same_on_threads(function() return m:clone():masked_fill_(mask, -1) end)
+    assert.are.equal(mask:sum():item(), filled:eq(-1):sum():item())
+    assert.is_true(dlx.equal(m:masked_select(mask:logical_not()),
+      filled:masked_select(mask:logical_not())))
+    local rows = dlx.randint(1, 701, { 500 }, { dtype = "int64", device = "cpu" })
+    local got = same_on_threads(function() return m:index_select(1, rows) end)
+    assert.are.equal(m[rows[17]][3], got[17][3])
+    local t = m:transpose(1, 2) -- {400, 700}, strided
+    local cols = same_on_threads(function() return t:index_select(2, rows) end)
+    assert.is_true(dlx.equal(cols:transpose(1, 2), got))
+  end)
+
+  it("scatter_ lets the last write win and index_add_ sums in index order", function()
+    local rows, width = 4000, 300
+    local dst = dlx.zeros({ 3, width }, { device = "cpu" })
+    -- every row of src goes to row 1, 2 or 3; values whose float32 sum depends on the order
+    local index = dlx.randint(1, 4, { rows }, { dtype = "int64", device = "cpu" })
+    local src = (dlx.rand({ rows, width }, { device = "cpu" }) - 0.5) * 1e7
+    local sums = same_on_threads(function() return dst:clone():index_add_(1, index, src) end)
+    -- the same sums, one index at a time, in order
+    local expect = dst:clone()
+    local list = index:totable()
+    for k = 1, rows do
+      local row = expect:select(1, list[k])
+      row:copy_(row + src:select(1, k))
+    end
+    assert.is_true(dlx.equal(expect, sums))
+    -- scatter_ along dim 1 with repeated targets: the last row that names a target wins
+    local spread = index:reshape({ rows, 1 }):expand({ rows, width }):contiguous()
+    local written = same_on_threads(function() return dst:clone():scatter_(1, spread, src) end)
+    for target = 1, 3 do
+      local last
+      for k = 1, rows do
+        if list[k] == target then last = k end
+      end
+      assert.is_true(dlx.equal(src:select(1, last), written:select(1, target)))
+    end
+  end)
+
+  it("names the first bad index in row-major order", function()
+    local i = dlx.ones({ 300000 }, { dtype = "int64", device = "cpu" })
+    i[250000] = 7
+    i[100000] = -9
+    for threads = 1, 3 do
+      dlx.set_num_threads(threads)
+      h.raises("ValueError", dlx.zeros({ 5 }, { device = "cpu" }).index_select,
+        dlx.zeros({ 5 }, { device = "cpu" }), 1, i)
+      local ok, err = pcall(dlx.zeros({ 5 }, { device = "cpu" }).index_select,
+        dlx.zeros({ 5 }, { device = "cpu" }), 1, i)
+      assert.is_false(ok)
+      assert.matches("index %-9 out of range", tostring(err))
+    end
+  end)
+end)
