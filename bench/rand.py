@@ -46,7 +46,7 @@ def main():
                         columns=[("GB/s written", lambda m: "%.2f" % (n * 4 / m / 1e9))])
     print("goal: dlx.rand >= 1.0 x torch.rand (torch.rand / case >= 1.0)")
     print("goal: dlx.randn >= 1.0 x torch.randn: torch.randn / dlx.randn = %.2f"
-          % (statistics.median(times[3]) / statistics.median(times[4])))
+          % (medians[3] / medians[4]))
 
 
 if __name__ == "__main__":
