@@ -321,4 +321,13 @@ function h.same_as_cpu(device, want, got, rel64)
   end
 end
 
+--- got (on any device) against want (the same made on the CPU), bit for bit: dtype, shape and
+-- the bytes of every element.
+function h.same_bits(want, got)
+  local assert = require "luassert"
+  assert.equal(want.dtype, got.dtype)
+  assert.same(want.shape, got.shape)
+  assert.equal(want:tobytes(), got:to("cpu"):tobytes())
+end
+
 return h

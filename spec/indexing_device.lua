@@ -29,11 +29,7 @@ local function indices(low, high, shape, seed)
   return dlx.randint(low, high, shape, {generator = dlx.Generator(seed), dtype = "int64"})
 end
 
-local function same_bits(want, got)
-  assert.equal(want.dtype, got.dtype)
-  assert.same(want.shape, got.shape)
-  assert.equal(want:tobytes(), got:to("cpu"):tobytes())
-end
+local same_bits = h.same_bits
 
 --- fn(tensors...) run on the CPU and on device with copies of the same CPU tensors; its result
 -- (a tensor, or the first argument when it returns nothing) compared bit for bit.

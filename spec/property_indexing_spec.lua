@@ -7,6 +7,7 @@
 -- flipped, transposed or every other element). DLX_PROPERTY_SEED fixes the seed (printed on
 -- every run); DLX_PROPERTY_CASES the count.
 local h = require "spec.helper"
+local N = require "spec.property_numpy"
 local dlx = h.dlx
 
 local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
@@ -106,20 +107,7 @@ end)
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
   "float16", "float32", "float64" }
 
-local function pick(list) return list[math.random(#list)] end
-
-local function python_with_numpy()
-  for _, python in ipairs { os.getenv("DLX_PYTHON") or "python3", "/usr/bin/python3" } do
-    python = "env -u LD_PRELOAD " .. python -- (without an ASan run's preloaded runtime)
-    if os.execute(python .. " -c 'import numpy' >/dev/null 2>&1") == true then return python end
-  end
-end
-
-local function numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+local pick, numel = N.pick, N.numel
 
 local function copy(list) return table.move(list, 1, #list, 1, {}) end
 
@@ -366,44 +354,10 @@ local function check(case, result)
     fail(("dtype %s vs NumPy's %s"):format(got_dtype, dtype))
   end
   if got_shape ~= shape then fail(("shape {%s} vs NumPy's (%s)"):format(got_shape, shape)) end
-  local k = 0
-  for text in values:gmatch("%S+") do
-    k = k + 1
-    local v = got[k]
-    if type(v) == "boolean" then v = v and 1 or 0 end
-    if v ~= tonumber(text) then
-      fail(("element %d: NumPy %s, dlx %s"):format(k, text, tostring(v)))
-    end
-  end
-  if k ~= #got then fail(("%d values vs NumPy's %d"):format(#got, k)) end
+  N.check_values(values, got, fail)
 end
 
 describe("indexing against NumPy", function()
-  local python = python_with_numpy()
-  if python == nil then
-    pending("python3 has no numpy (apt-get install python3-numpy): skipped")
-    return
-  end
-  it(("holds for %d random cases (seed %d)"):format(CASES, SEED), function()
-    print(("\nindexing property seed %d, %d cases (DLX_PROPERTY_SEED=%d reproduces them)"):format(
-      SEED, CASES, SEED))
-    math.randomseed(SEED)
-    local cases, input, output = {}, os.tmpname(), os.tmpname()
-    local f = assert(io.open(input, "w"))
-    for i = 1, CASES do
-      cases[i] = random_case(i)
-      f:write(cases[i].line, "\n")
-    end
-    f:close()
-    local ok = os.execute(("%s %s %s %s"):format(python, SCRIPT, input, output))
-    local results = {}
-    for line in io.lines(output) do results[tonumber(line:match("^(%d+)"))] = line end
-    os.remove(input)
-    os.remove(output)
-    assert(ok, SCRIPT .. " failed")
-    for i, case in ipairs(cases) do
-      assert(results[i], case.name .. ": NumPy gave no result")
-      check(case, results[i])
-    end
-  end)
+  N.it_holds(it, pending, "indexing",
+    { seed = SEED, count = CASES, script = SCRIPT, case = random_case, check = check })
 end)

@@ -5,6 +5,7 @@
 -- float32 gives float32), where NumPy widens (float64).
 -- DLX_PROPERTY_SEED fixes the seed (printed on every run); DLX_PROPERTY_CASES the count.
 local h = require "spec.helper"
+local N = require "spec.property_numpy"
 local dlx = h.dlx
 
 local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
@@ -15,20 +16,7 @@ local INTEGERS = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
   "uint64" }
 local FLOATS = { "bool", "float16", "float32", "float64" }
 
-local function pick(list) return list[math.random(#list)] end
-
-local function python_with_numpy()
-  for _, python in ipairs { os.getenv("DLX_PYTHON") or "python3", "/usr/bin/python3" } do
-    python = "env -u LD_PRELOAD " .. python -- (without an ASan run's preloaded runtime)
-    if os.execute(python .. " -c 'import numpy' >/dev/null 2>&1") == true then return python end
-  end
-end
-
-local function numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+local pick, numel = N.pick, N.numel
 
 -- An input: its field for NumPy and the dlx tensor (on the CPU, sometimes a flipped view).
 local function random_input(dtype, shape)
@@ -82,16 +70,8 @@ local function check(case, result)
   if table.concat(t.shape, ",") ~= shape then
     fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(t.shape, ","), shape))
   end
-  local got, k = flat(t), 0
-  for text in values:gmatch("%S+") do
-    k = k + 1
-    local v = got[k]
-    if type(v) == "boolean" then v = v and 1 or 0 end
-    if v ~= tonumber(text) then
-      fail(("element %d: NumPy %s, dlx %s"):format(k, text, tostring(v)))
-    end
-  end
-  if k ~= #got then fail(("%d values vs NumPy's %d"):format(#got, k)) end
+  local got = flat(t)
+  N.check_values(values, got, fail)
   local pieces, lengths = t:split(case.size, case.dim), {}
   local d = case.dim > 0 and case.dim or t.ndim + case.dim + 1
   for i, p in ipairs(pieces) do lengths[i] = p.shape[d] end
@@ -102,31 +82,6 @@ local function check(case, result)
 end
 
 describe("cat, stack and split against NumPy", function()
-  local python = python_with_numpy()
-  if python == nil then
-    pending("python3 has no numpy (apt-get install python3-numpy): skipped")
-    return
-  end
-  it(("hold for %d random cases (seed %d)"):format(CASES, SEED), function()
-    print(("\njoining property seed %d, %d cases (DLX_PROPERTY_SEED=%d reproduces them)"):format(
-      SEED, CASES, SEED))
-    math.randomseed(SEED)
-    local cases, input, output = {}, os.tmpname(), os.tmpname()
-    local f = assert(io.open(input, "w"))
-    for i = 1, CASES do
-      cases[i] = random_case(i)
-      f:write(cases[i].line, "\n")
-    end
-    f:close()
-    local ok = os.execute(("%s %s %s %s"):format(python, SCRIPT, input, output))
-    local results = {}
-    for line in io.lines(output) do results[tonumber(line:match("^(%d+)"))] = line end
-    os.remove(input)
-    os.remove(output)
-    assert(ok, SCRIPT .. " failed")
-    for i, case in ipairs(cases) do
-      assert(results[i], case.name .. ": NumPy gave no result")
-      check(case, results[i])
-    end
-  end)
+  N.it_holds(it, pending, "joining",
+    { seed = SEED, count = CASES, script = SCRIPT, case = random_case, check = check })
 end)

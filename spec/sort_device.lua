@@ -18,11 +18,7 @@ local function input(dtype, shape)
   return t:astype(dtype)
 end
 
-local function same_bits(want, got)
-  assert.equal(want.dtype, got.dtype)
-  assert.same(want.shape, got.shape)
-  assert.equal(want:tobytes(), got:to("cpu"):tobytes())
-end
+local same_bits = h.same_bits
 
 local DTYPES = {"bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16",
   "bfloat16", "float32", "float64"}

@@ -123,6 +123,10 @@ int dlx_ze_kernel(dlx_ze_device *dev, enum dlx_ze_kernel_id id, ze_kernel_handle
 int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
                   size_t block_size, void *const *ptrs, int nptrs, dlx_error *err);
 
+/* Work-groups of DLX_ZE_GROUP_SIZE for n work-items: at least 1, at most 65536 (the kernels
+ * loop over the rest). */
+uint32_t dlx_ze_groups_for(int64_t n);
+
 /* The backend's index_op (src/ze/ze_indexing.c). */
 struct dlx_index_request;
 int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);

@@ -158,7 +158,7 @@ static int ze_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int3
 
 /* Launches kernel id over n elements with the argument block (copied into the device's host
  * USM) and the given pointers, then waits. Called with the device's lock held. */
-static int launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
+int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
                   size_t block_size, void *const *ptrs, int nptrs, dlx_error *err) {
   const dlx_ze_api *ze = dlx_ze_api_get();
   ze_group_count_t count = {groups, 1, 1};
@@ -180,12 +180,7 @@ static int launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups,
   return rc;
 }
 
-int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
-                  size_t block_size, void *const *ptrs, int nptrs, dlx_error *err) {
-  return launch(dev, id, groups, block, block_size, ptrs, nptrs, err);
-}
-
-static uint32_t groups_for(int64_t n) {
+uint32_t dlx_ze_groups_for(int64_t n) {
   int64_t groups = (n + DLX_ZE_GROUP_SIZE - 1) / DLX_ZE_GROUP_SIZE;
   return (uint32_t)(groups < 1 ? 1 : groups > MAX_GROUPS ? MAX_GROUPS : groups);
 }
@@ -277,8 +272,8 @@ static int copy_same_dtype(dlx_ze_device *dev, char *dst, const char *src,
                       "zeCommandListAppendMemoryCopyRegion", err);
     return rc == 0 ? dlx_ze_wait(dev, err) : rc;
   }
-  return launch(dev, DLX_ZE_COPY_RAW, groups_for(a->n), a, sizeof *a,
-                (void *const[]){dst, (void *)src}, 2, err);
+  return dlx_ze_launch(dev, DLX_ZE_COPY_RAW, dlx_ze_groups_for(a->n), a, sizeof *a,
+                       (void *const[]){dst, (void *)src}, 2, err);
 }
 
 /* Packed fp4/fp6 elements share bytes, which work-items cannot write independently: such copies
@@ -335,8 +330,8 @@ static int ze_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err)
   if (dst->dtype == src->dtype)
     rc = copy_same_dtype(dev, first_element(dst), first_element(src), &a, err);
   else
-    rc = launch(dev, DLX_ZE_COPY_CAST, groups_for(a.n), &a, sizeof a,
-                (void *const[]){first_element(dst), first_element(src)}, 2, err);
+    rc = dlx_ze_launch(dev, DLX_ZE_COPY_CAST, dlx_ze_groups_for(a.n), &a, sizeof a,
+                       (void *const[]){first_element(dst), first_element(src)}, 2, err);
   pthread_mutex_unlock(&dev->lock);
   return rc;
 }
@@ -377,8 +372,8 @@ static int ze_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *er
                       "zeCommandListAppendMemoryFill", err);
     if (rc == 0) rc = dlx_ze_wait(dev, err);
   } else {
-    rc = launch(dev, DLX_ZE_FILL, groups_for(a.n), &a, sizeof a,
-                (void *const[]){first_element(dst)}, 1, err);
+    rc = dlx_ze_launch(dev, DLX_ZE_FILL, dlx_ze_groups_for(a.n), &a, sizeof a,
+                       (void *const[]){first_element(dst)}, 1, err);
   }
   pthread_mutex_unlock(&dev->lock);
   return rc;
@@ -426,11 +421,11 @@ static int ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, con
   partials = ze_alloc(src->buffer->device.device_id, bytes, err);
   if (partials == NULL) return DLX_MEMORY_ERROR;
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_REDUCE_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
-              (void *const[]){first_element(src), partials}, 2, err);
+  rc = dlx_ze_launch(dev, DLX_ZE_REDUCE_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
+                     (void *const[]){first_element(src), partials}, 2, err);
   if (rc == 0)
-    rc = launch(dev, DLX_ZE_REDUCE_FINISH, (uint32_t)a.n_out, &a, sizeof a,
-                (void *const[]){first_element(dst), partials}, 2, err);
+    rc = dlx_ze_launch(dev, DLX_ZE_REDUCE_FINISH, (uint32_t)a.n_out, &a, sizeof a,
+                       (void *const[]){first_element(dst), partials}, 2, err);
   pthread_mutex_unlock(&dev->lock);
   ze_free(src->buffer->device.device_id, partials, bytes); /* as counted by ze_alloc */
   return rc;
@@ -472,11 +467,11 @@ static int ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, u
   partials = ze_alloc(id, bytes, err);
   if (partials == NULL) return DLX_MEMORY_ERROR;
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_STAT_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
-              (void *const[]){first_element(src), partials}, 2, err);
+  rc = dlx_ze_launch(dev, DLX_ZE_STAT_PARTIAL, (uint32_t)(a.n_out * a.chunks), &a, sizeof a,
+                     (void *const[]){first_element(src), partials}, 2, err);
   if (rc == 0)
-    rc = launch(dev, DLX_ZE_STAT_FINISH, (uint32_t)a.n_out, &a, sizeof a,
-                (void *const[]){first_element(dst), partials}, 2, err);
+    rc = dlx_ze_launch(dev, DLX_ZE_STAT_FINISH, (uint32_t)a.n_out, &a, sizeof a,
+                       (void *const[]){first_element(dst), partials}, 2, err);
   pthread_mutex_unlock(&dev->lock);
   ze_free(id, partials, bytes);
   return rc;
@@ -516,11 +511,11 @@ static int ze_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const
   if (a.lines == 0 || a.len == 0) return 0;
   a.outer_ndim = simplify(a.outer_shape, a.src_strides, a.dst_strides, n);
   a.per_group = line_per_group(a.lines, a.len);
-  groups =
-      a.per_group ? (uint32_t)(a.lines < MAX_GROUPS ? a.lines : MAX_GROUPS) : groups_for(a.lines);
+  groups = a.per_group ? (uint32_t)(a.lines < MAX_GROUPS ? a.lines : MAX_GROUPS)
+                       : dlx_ze_groups_for(a.lines);
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_ALONG_DIM, groups, &a, sizeof a,
-              (void *const[]){first_element(dst), first_element(src)}, 2, err);
+  rc = dlx_ze_launch(dev, DLX_ZE_ALONG_DIM, groups, &a, sizeof a,
+                     (void *const[]){first_element(dst), first_element(src)}, 2, err);
   pthread_mutex_unlock(&dev->lock);
   return rc;
 }
@@ -590,8 +585,8 @@ static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand
   }
   a.ndim = simplify_ew(&a, dst->ndim);
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_ELEMENTWISE, groups_for(a.n), &a, sizeof a, ptrs, 1 + DLX_ZE_EW_INPUTS,
-              err);
+  rc = dlx_ze_launch(dev, DLX_ZE_ELEMENTWISE, dlx_ze_groups_for(a.n), &a, sizeof a, ptrs,
+                     1 + DLX_ZE_EW_INPUTS, err);
   pthread_mutex_unlock(&dev->lock);
   return rc;
 }
@@ -616,8 +611,8 @@ static int ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dl
   a.low = r->low;
   a.range = r->range;
   pthread_mutex_lock(&dev->lock);
-  rc = launch(dev, DLX_ZE_FILL_RANDOM, groups_for((a.n + a.lanes - 1) / a.lanes), &a, sizeof a,
-              (void *const[]){first_element(dst)}, 1, err);
+  rc = dlx_ze_launch(dev, DLX_ZE_FILL_RANDOM, dlx_ze_groups_for((a.n + a.lanes - 1) / a.lanes), &a,
+                     sizeof a, (void *const[]){first_element(dst)}, 1, err);
   pthread_mutex_unlock(&dev->lock);
   return rc;
 }
@@ -628,7 +623,7 @@ static int ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dl
 static int sort_phase(dlx_ze_device *dev, dlx_ze_sort_args *a, int64_t phase, int64_t count,
                       void *const *ptrs, dlx_error *err) {
   a->phase = phase;
-  return launch(dev, DLX_ZE_SORT_ROWS, groups_for(count), a, sizeof *a, ptrs, 5, err);
+  return dlx_ze_launch(dev, DLX_ZE_SORT_ROWS, dlx_ze_groups_for(count), a, sizeof *a, ptrs, 5, err);
 }
 
 /* A bitonic sort of (key, position) pairs, rows padded to a power of two: O(n log^2 n) work in

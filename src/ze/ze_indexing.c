@@ -12,7 +12,6 @@
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
-#define MAX_GROUPS 65536
 /* The chunks of CHECK and the masks: at most MAX_CHUNKS (8 bytes of scratch each), of at least
  * MIN_CHUNK elements, so that one work-group combines them quickly. */
 #define MAX_CHUNKS (1 << 18)
@@ -24,11 +23,6 @@ static dlx_ze_device *device_of(const dlx_tensor *t) {
 
 static char *first_element(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
-}
-
-static uint32_t groups_for(int64_t n) {
-  int64_t groups = (n + DLX_ZE_GROUP_SIZE - 1) / DLX_ZE_GROUP_SIZE;
-  return (uint32_t)(groups < 1 ? 1 : groups > MAX_GROUPS ? MAX_GROUPS : groups);
 }
 
 /* Drops size-1 dims and merges neighbours contiguous in all three layouts (byte strides). */
@@ -82,9 +76,9 @@ static int phase(dlx_ze_device *dev, dlx_ze_index_args *a, int64_t which, void *
     groups = 1;
   else if (which == DLX_ZE_INDEX_GATHER || which == DLX_ZE_INDEX_SCATTER ||
            which == DLX_ZE_INDEX_SCATTER_ADD)
-    groups = groups_for(a->n);
+    groups = dlx_ze_groups_for(a->n);
   else
-    groups = groups_for(a->chunks);
+    groups = dlx_ze_groups_for(a->chunks);
   return dlx_ze_launch(dev, DLX_ZE_INDEX, groups, a, sizeof *a, ptrs, 4, err);
 }
 

@@ -1,0 +1,76 @@
+--- What the property specs against NumPy share: finding a Python with NumPy, the run of a
+--- reference script over a file of cases, and the comparison of values in row-major order.
+local N = {}
+
+function N.pick(list) return list[math.random(#list)] end
+
+function N.numel(shape)
+  local n = 1
+  for _, s in ipairs(shape) do n = n * s end
+  return n
+end
+
+--- A shell command for a Python that imports numpy (DLX_PYTHON, python3, /usr/bin/python3), or
+--- nil.
+function N.python_with_numpy()
+  for _, python in ipairs { os.getenv("DLX_PYTHON") or "python3", "/usr/bin/python3" } do
+    python = "env -u LD_PRELOAD " .. python -- (without an ASan run's preloaded runtime)
+    if os.execute(python .. " -c 'import numpy' >/dev/null 2>&1") == true then return python end
+  end
+end
+
+--- Runs `script` (CASES RESULTS) over the cases' lines (case.line, the case's id first) and
+--- returns its result lines by id.
+function N.results(python, script, cases)
+  local input, output = os.tmpname(), os.tmpname()
+  local f = assert(io.open(input, "w"))
+  for _, case in ipairs(cases) do f:write(case.line, "\n") end
+  f:close()
+  local ok = os.execute(("%s %s %s %s"):format(python, script, input, output))
+  local results = {}
+  for line in io.lines(output) do results[tonumber(line:match("^(%d+)"))] = line end
+  os.remove(input)
+  os.remove(output)
+  assert(ok, script .. " failed")
+  return results
+end
+
+--- Compares NumPy's space-separated `values` with dlx's flat list `got` (booleans as 0 and 1);
+--- calls fail(why) at the first difference.
+function N.check_values(values, got, fail)
+  local k = 0
+  for text in values:gmatch("%S+") do
+    k = k + 1
+    local v = got[k]
+    if type(v) == "boolean" then v = v and 1 or 0 end
+    if v ~= tonumber(text) then
+      fail(("element %d: NumPy %s, dlx %s"):format(k, text, tostring(v)))
+    end
+  end
+  if k ~= #got then fail(("%d values vs NumPy's %d"):format(#got, k)) end
+end
+
+--- Registers, with busted's `it` and `pending` (not globals in a module), the test of p.count
+--- cases of p.case(id) at p.seed (printed), run by the script p.script, each checked by
+--- p.check(case, its result line); `what` names the property in the printed line.
+function N.it_holds(it, pending, what, p)
+  local python = N.python_with_numpy()
+  if python == nil then
+    pending("python3 has no numpy (apt-get install python3-numpy): skipped")
+    return
+  end
+  it(("holds for %d random cases (seed %d)"):format(p.count, p.seed), function()
+    print(("\n%s property seed %d, %d cases (DLX_PROPERTY_SEED=%d reproduces them)"):format(
+      what, p.seed, p.count, p.seed))
+    math.randomseed(p.seed)
+    local cases = {}
+    for i = 1, p.count do cases[i] = p.case(i) end
+    local results = N.results(python, p.script, cases)
+    for i, case in ipairs(cases) do
+      assert(results[i], case.name .. ": NumPy gave no result")
+      p.check(case, results[i])
+    end
+  end)
+end
+
+return N
