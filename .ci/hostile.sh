@@ -60,7 +60,7 @@ done
 section "hostile: property specs against NumPy"
 DLX_PROPERTY_CASES=4000 DLX_PYTHON=/usr/bin/python3 lua5.4 "$(command -v busted)" --ignore-lua \
   --lpath='./lua/?.lua;./lua/?/init.lua' --cpath="./$build/?.so" -o plainTerminal \
-  spec/property_spec.lua
+  spec/property_spec.lua spec/property_joining_spec.lua spec/property_indexing_spec.lua
 
 section "hostile: libFuzzer import fuzzer (clang, build-fuzz), ${fuzz_seconds} s"
 dlx_build fuzz
