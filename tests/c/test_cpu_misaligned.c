@@ -91,6 +91,7 @@ static void set_value(twin *t, dlx_dtype dtype, int64_t i) {
 static operand operand_new(dlx_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
                            int64_t elements) {
   operand o;
+  memset(&o, 0, sizeof o);
   o.mem = twin_new((size_t)elements * itemsize(dtype));
   o.dtype = dtype;
   o.ndim = ndim;
