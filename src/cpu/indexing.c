@@ -338,8 +338,8 @@ MOVE_N(move_n16, 16)
 #define ADD_N(name, S, add)                                                                        \
   static void name(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,        \
                    const char *index, int64_t si, int64_t n) {                                     \
-    int64_t size = job->dim_size, stride = job->dim_stride * S; /* in bytes */                     \
-    if (si == 0) {                                              /* one index for the row */        \
+    int64_t size = job->dim_size, stride = job->dim_stride * S;                                    \
+    if (si == 0) { /* one index for the row */                                                     \
       char *at = indexed + zero_based(index_at(index), size) * stride;                             \
       for (int64_t j = 0; j < n; j++) add(at + j * sx * S, plain + j * sp * S);                    \
     } else {                                                                                       \
