@@ -2,9 +2,10 @@
  *
  * Each line along the dim is independent: lines are spread over the pool's threads, and each is
  * computed the same way on any number of them. Scans run element by element in a 64-bit
- * accumulator, side-by-side lines together. Softmax takes a contiguous line of float32 or float64
- * in place (softmax.c); any other line is cast into a scratch line of the compute dtype first and
- * cast out after, as the copy engine casts. */
+ * accumulator, side-by-side lines together. Softmax takes a contiguous, aligned line of float32 or
+ * float64 in place (softmax.c); any other line (a misaligned one too: foreign memory may hold
+ * float32 at an odd address) is cast into a scratch line of the compute dtype first and cast out
+ * after, as the copy engine casts. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -66,13 +67,14 @@ typedef struct along_job {
   ptrdiff_t src_step, dst_step; /* bytes along the dim */
   scan_fn scan;
   dlx_dtype src_dtype, dst_dtype, compute;
+  bool aligned;       /* src and dst start at multiples of the compute dtype's size */
   _Atomic int failed; /* a scratch line could not be allocated */
 } along_job;
 
 static bool direct(const along_job *job) {
   int64_t size = dlx_itemsize(job->compute);
   return job->src_dtype == job->compute && job->dst_dtype == job->compute &&
-         job->src_step == size && job->dst_step == size;
+         job->src_step == size && job->dst_step == size && job->aligned;
 }
 
 static void softmax_line(const along_job *job, char *dst, const char *src, char *scratch) {
@@ -150,6 +152,9 @@ int dlx_cpu_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const d
                       dlx_dtype_info_of(src->dtype)->name);
   } else {
     job.compute = dst->dtype == DLX_FLOAT64 ? DLX_FLOAT64 : DLX_FLOAT32;
+    /* (offsets are whole elements: the lines are aligned when the buffers are) */
+    job.aligned =
+        ((uintptr_t)job.src | (uintptr_t)job.dst) % (uintptr_t)dlx_itemsize(job.compute) == 0;
     if (dlx_cpu_cast_loop(src->dtype, job.compute) == NULL ||
         dlx_cpu_cast_loop(job.compute, dst->dtype) == NULL)
       return dlx_fail(err, DLX_TYPE_ERROR, "softmax is not defined for %s",

@@ -1,6 +1,8 @@
 /* indexing.c -- the CPU's index_op (backend.h): gather, scatter, masks and nonzero, over
  * tensors of any strides, walked in row-major order, on the pool's threads (parallel.h).
- * Elements move as whole bytes.
+ * Elements move as whole bytes. Operands may sit at any address (foreign memory imported through
+ * DLPack may hold float32 at an odd one), so elements and indices are read and written with
+ * memcpy of a constant size (one move, aligned or not), never through typed pointers.
  *
  * How the work is split, so that no result depends on the thread count:
  * - GATHER, SCATTER and SCATTER_ADD share one walk (move_segment) over the index's shape, in
@@ -124,24 +126,25 @@ static inline bool in_range(int64_t i, int64_t size) {
   return ((uint64_t)i - 1 < (uint64_t)size) | ((uint64_t)i + (uint64_t)size < (uint64_t)size);
 }
 
-/* ---- Strided copies of whole elements, typed by size -------------------------------------- */
+/* The index at p (any address). */
+static inline int64_t index_at(const char *p) {
+  int64_t i;
+  memcpy(&i, p, sizeof i);
+  return i;
+}
 
-/* An unsigned type per element size, so that a copy is one load and one store. */
-typedef struct bytes16 {
-  uint64_t lo, hi;
-} bytes16;
+/* ---- Strided copies of whole elements, one loop per element size ------------------------- */
 
-#define COPY_N(name, type)                                                                         \
+/* Strides in elements; a copy of S bytes is one load and one store. */
+#define COPY_N(name, S)                                                                            \
   static void name(char *dst, int64_t sd, const char *src, int64_t ss, int64_t n) {                \
-    type *d = (type *)(void *)dst;                                                                 \
-    const type *s = (const type *)(const void *)src;                                               \
-    for (int64_t j = 0; j < n; j++) d[j * sd] = s[j * ss];                                         \
+    for (int64_t j = 0; j < n; j++) memcpy(dst + j * sd * S, src + j * ss * S, S);                 \
   }
-COPY_N(copy_n1, uint8_t)
-COPY_N(copy_n2, uint16_t)
-COPY_N(copy_n4, uint32_t)
-COPY_N(copy_n8, uint64_t)
-COPY_N(copy_n16, bytes16)
+COPY_N(copy_n1, 1)
+COPY_N(copy_n2, 2)
+COPY_N(copy_n4, 4)
+COPY_N(copy_n8, 8)
+COPY_N(copy_n16, 16)
 #undef COPY_N
 
 /* n elements of size bytes from src (stride ss) to dst (stride sd), strides in elements. */
@@ -272,14 +275,14 @@ typedef struct move_job move_job;
 /* A loop over n elements of one row: `plain` with stride sp, `indexed` with stride sx, `index`
  * with stride si (strides in elements). */
 typedef void (*move_loop)(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
-                          const int64_t *index, int64_t si, int64_t n);
+                          const char *index, int64_t si, int64_t n);
 
 /* The walk's operands: 0 the plain side (GATHER's dst, the scatters' src), 1 the indexed side
  * (GATHER's src, the scatters' dst, stride 0 along dim), 2 the index. */
 struct move_job {
   walk w;
   char *plain, *indexed;
-  const int64_t *index;
+  const char *index; /* int64 indices */
   size_t size;
   int64_t dim_size, dim_stride;
   bool scatter;
@@ -294,61 +297,63 @@ struct move_job {
 /* The fewest elements of the inner dim a block takes when the threads split that dim. */
 #define MIN_INNER_BLOCK 512
 
-/* Typed loops over one segment with an index per element. GATHER: plain[j] =
+/* Loops over one segment with an index per element, one per element size S. GATHER: plain[j] =
  * indexed[j + index[j] * stride]; SCATTER: the other way, in the order of j. */
-#define MOVE_N(name, type)                                                                         \
-  static void name(const move_job *job, char *plain_, int64_t sp, char *indexed_, int64_t sx,      \
-                   const int64_t *index, int64_t si, int64_t n) {                                  \
-    type *plain = (type *)(void *)plain_, *indexed = (type *)(void *)indexed_;                     \
-    int64_t size = job->dim_size, stride = job->dim_stride;                                        \
+#define MOVE_N(name, S)                                                                            \
+  static void name(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,        \
+                   const char *index, int64_t si, int64_t n) {                                     \
+    int64_t size = job->dim_size, stride = job->dim_stride * S; /* in bytes */                     \
     if (!job->scatter && sp == 1 && si == 1 && sx == 0) { /* index_select along the inner dim */   \
       /* random reads beyond the caches: asking early for the element PREFETCH_AHEAD places on     \
        * hides their misses (within the caches it only costs) */                                   \
       int64_t j = 0;                                                                               \
-      bool far = size * stride * (int64_t)sizeof(type) > PREFETCH_BYTES;                           \
+      bool far = size * stride > PREFETCH_BYTES;                                                   \
       for (; far && j + PREFETCH_AHEAD < n; j++) {                                                 \
-        __builtin_prefetch(&indexed[zero_based(index[j + PREFETCH_AHEAD], size) * stride]);        \
-        plain[j] = indexed[zero_based(index[j], size) * stride];                                   \
+        __builtin_prefetch(indexed +                                                               \
+                           zero_based(index_at(index + (j + PREFETCH_AHEAD) * 8), size) * stride); \
+        memcpy(plain + j * S, indexed + zero_based(index_at(index + j * 8), size) * stride, S);    \
       }                                                                                            \
-      for (; j < n; j++) plain[j] = indexed[zero_based(index[j], size) * stride];                  \
+      for (; j < n; j++)                                                                           \
+        memcpy(plain + j * S, indexed + zero_based(index_at(index + j * 8), size) * stride, S);    \
     } else if (!job->scatter) {                                                                    \
       for (int64_t j = 0; j < n; j++)                                                              \
-        plain[j * sp] = indexed[j * sx + zero_based(index[j * si], size) * stride];                \
+        memcpy(plain + j * sp * S,                                                                 \
+               indexed + j * sx * S + zero_based(index_at(index + j * si * 8), size) * stride, S); \
     } else {                                                                                       \
       for (int64_t j = 0; j < n; j++)                                                              \
-        indexed[j * sx + zero_based(index[j * si], size) * stride] = plain[j * sp];                \
+        memcpy(indexed + j * sx * S + zero_based(index_at(index + j * si * 8), size) * stride,     \
+               plain + j * sp * S, S);                                                             \
     }                                                                                              \
   }
-MOVE_N(move_n1, uint8_t)
-MOVE_N(move_n2, uint16_t)
-MOVE_N(move_n4, uint32_t)
-MOVE_N(move_n8, uint64_t)
-MOVE_N(move_n16, bytes16)
+MOVE_N(move_n1, 1)
+MOVE_N(move_n2, 2)
+MOVE_N(move_n4, 4)
+MOVE_N(move_n8, 8)
+MOVE_N(move_n16, 16)
 #undef MOVE_N
 
-/* SCATTER_ADD's typed loops: integers add as unsigned (they wrap; signed and unsigned give the
- * same bits), float32 and float64 as themselves. In the order of j. */
-#define ADD_N(name, type)                                                                          \
-  static void name(const move_job *job, char *plain_, int64_t sp, char *indexed_, int64_t sx,      \
-                   const int64_t *index, int64_t si, int64_t n) {                                  \
-    type *plain = (type *)(void *)plain_, *indexed = (type *)(void *)indexed_;                     \
-    int64_t size = job->dim_size, stride = job->dim_stride;                                        \
+/* SCATTER_ADD's loops for the dtypes whose addition `add` (add_of's) the compiler inlines into
+ * them: integers add as unsigned (they wrap; signed and unsigned give the same bits), float32 and
+ * float64 as themselves. In the order of j. */
+#define ADD_N(name, S, add)                                                                        \
+  static void name(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,        \
+                   const char *index, int64_t si, int64_t n) {                                     \
+    int64_t size = job->dim_size, stride = job->dim_stride * S;                                    \
     if (si == 0) { /* one index for the row */                                                     \
-      type *at = indexed + zero_based(index[0], size) * stride;                                    \
-      for (int64_t j = 0; j < n; j++) at[j * sx] = (type)(at[j * sx] + plain[j * sp]);             \
+      char *at = indexed + zero_based(index_at(index), size) * stride;                             \
+      for (int64_t j = 0; j < n; j++) add(at + j * sx * S, plain + j * sp * S);                    \
     } else {                                                                                       \
-      for (int64_t j = 0; j < n; j++) {                                                            \
-        type *at = indexed + j * sx + zero_based(index[j * si], size) * stride;                    \
-        *at = (type)(*at + plain[j * sp]);                                                         \
-      }                                                                                            \
+      for (int64_t j = 0; j < n; j++)                                                              \
+        add(indexed + j * sx * S + zero_based(index_at(index + j * si * 8), size) * stride,        \
+            plain + j * sp * S);                                                                   \
     }                                                                                              \
   }
-ADD_N(add_n1, uint8_t)
-ADD_N(add_n2, uint16_t)
-ADD_N(add_n4, uint32_t)
-ADD_N(add_n8, uint64_t)
-ADD_N(add_float32, float)
-ADD_N(add_float64, double)
+ADD_N(add_n1, 1, add_u8)
+ADD_N(add_n2, 2, add_u16)
+ADD_N(add_n4, 4, add_u32)
+ADD_N(add_n8, 8, add_u64)
+ADD_N(add_float32, 4, add_f32)
+ADD_N(add_float64, 8, add_f64)
 #undef ADD_N
 
 /* SCATTER_ADD's typed loop for dtype; NULL for the others (add_of's, element by element). */
@@ -377,11 +382,11 @@ static move_loop add_loop_of(dlx_dtype dtype) {
 
 /* The loop for any element size, and SCATTER_ADD's for the dtypes without a typed loop. */
 static void move_bytes(const move_job *job, char *plain, int64_t sp, char *indexed, int64_t sx,
-                       const int64_t *index, int64_t si, int64_t n) {
+                       const char *index, int64_t si, int64_t n) {
   int64_t size = (int64_t)job->size;
   for (int64_t j = 0; j < n; j++) {
-    char *at =
-        indexed + (j * sx + zero_based(index[j * si], job->dim_size) * job->dim_stride) * size;
+    int64_t i = zero_based(index_at(index + j * si * 8), job->dim_size);
+    char *at = indexed + (j * sx + i * job->dim_stride) * size;
     char *here = plain + j * sp * size;
     if (job->add != NULL)
       job->add(at, here);
@@ -398,9 +403,9 @@ static void move_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   int64_t sp = inner_stride(w, 0), sx = inner_stride(w, 1), si = inner_stride(w, 2);
   char *plain = job->plain + (w->pos[0] + j0 * sp) * size;
   char *indexed = job->indexed + (w->pos[1] + j0 * sx) * size;
-  const int64_t *index = job->index + w->pos[2] + j0 * si;
+  const char *index = job->index + (w->pos[2] + j0 * si) * 8;
   if (si == 0 && job->add == NULL) { /* one index for the row: a strided copy (whole rows) */
-    char *at = indexed + zero_based(index[0], job->dim_size) * job->dim_stride * size;
+    char *at = indexed + zero_based(index_at(index), job->dim_size) * job->dim_stride * size;
     if (job->scatter && sx == 0) /* every element to one place: the last one wins */
       copy_strided(at, 1, plain + (n - 1) * sp * size, 1, 1, job->size);
     else if (job->scatter)
@@ -493,7 +498,7 @@ static int move(const dlx_index_request *r, bool scatter, bool accumulate) {
   walk_init(&job.w, scatter ? r->index : r->dst, 3, ops);
   job.plain = base_of(plain);
   job.indexed = base_of(indexed);
-  job.index = (const int64_t *)(void *)base_of(r->index);
+  job.index = base_of(r->index);
   job.size = element_size(r->dst);
   job.dim_size = r->size;
   job.dim_stride = r->stride;
@@ -579,12 +584,12 @@ static void count_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
 static void check_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   chunk_state *st = ctx;
   int64_t si = inner_stride(w, 0), size = st->job->r->size;
-  const int64_t *index = (const int64_t *)(const void *)st->job->src + w->pos[0] + j0 * si;
+  const char *index = st->job->src + (w->pos[0] + j0 * si) * 8;
   bool ok = true;
   if (si == 1) {
-    for (int64_t j = 0; j < n; j++) ok &= in_range(index[j], size);
+    for (int64_t j = 0; j < n; j++) ok &= in_range(index_at(index + j * 8), size);
   } else {
-    for (int64_t j = 0; j < n; j++) ok &= in_range(index[j * si], size);
+    for (int64_t j = 0; j < n; j++) ok &= in_range(index_at(index + j * si * 8), size);
   }
   st->bad |= !ok;
 }
@@ -664,12 +669,11 @@ static int check_indices(const dlx_index_request *r, dlx_error *err) {
   run_chunks(&job, chunks_count);
   if (!atomic_load(&job.bad)) return 0;
   /* find the first bad one (row-major) on this thread */
-  const int64_t *data = (const int64_t *)(void *)job.src;
   walk w = job.w;
   do {
     int64_t n = rows_inner(&w), s = inner_stride(&w, 0);
     for (int64_t j = 0; j < n; j++) {
-      int64_t i = data[w.pos[0] + j * s];
+      int64_t i = index_at(job.src + (w.pos[0] + j * s) * 8);
       if (in_range(i, r->size)) continue;
       return dlx_fail(err, DLX_VALUE_ERROR,
                       "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, "
@@ -696,20 +700,20 @@ static int count_true(dlx_index_request *r, dlx_error *err) {
 
 /* MASKED_SELECT: operand 0 the mask, 1 src. Writes every element and moves on over the true
  * ones (no branch to mispredict), up to the chunk's last true one. */
-#define SELECT_N(name, type)                                                                       \
-  static int64_t name(type *dst, int64_t out, int64_t limit, const type *src, int64_t ss,          \
+#define SELECT_N(name, S)                                                                          \
+  static int64_t name(char *dst, int64_t out, int64_t limit, const char *src, int64_t ss,          \
                       const uint8_t *mask, int64_t sm, int64_t n) {                                \
     for (int64_t j = 0; j < n && out < limit; j++) {                                               \
-      dst[out] = src[j * ss];                                                                      \
+      memcpy(dst + out * S, src + j * ss * S, S);                                                  \
       out += mask[j * sm] != 0;                                                                    \
     }                                                                                              \
     return out;                                                                                    \
   }
-SELECT_N(select_n1, uint8_t)
-SELECT_N(select_n2, uint16_t)
-SELECT_N(select_n4, uint32_t)
-SELECT_N(select_n8, uint64_t)
-SELECT_N(select_n16, bytes16)
+SELECT_N(select_n1, 1)
+SELECT_N(select_n2, 2)
+SELECT_N(select_n4, 4)
+SELECT_N(select_n8, 8)
+SELECT_N(select_n16, 16)
 #undef SELECT_N
 
 static void select_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
@@ -725,16 +729,15 @@ static void select_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
     return;
   }
   switch (job->size) {
-#define SELECT_CASE(bytes, fn, type)                                                               \
+#define SELECT_CASE(bytes, fn)                                                                     \
   case bytes:                                                                                      \
-    st->out = fn((type *)(void *)job->dst, st->out, st->limit, (const type *)(const void *)src,    \
-                 ss, mask, sm, n);                                                                 \
+    st->out = fn(job->dst, st->out, st->limit, src, ss, mask, sm, n);                              \
     return;
-    SELECT_CASE(1, select_n1, uint8_t)
-    SELECT_CASE(2, select_n2, uint16_t)
-    SELECT_CASE(4, select_n4, uint32_t)
-    SELECT_CASE(8, select_n8, uint64_t)
-    SELECT_CASE(16, select_n16, bytes16)
+    SELECT_CASE(1, select_n1)
+    SELECT_CASE(2, select_n2)
+    SELECT_CASE(4, select_n4)
+    SELECT_CASE(8, select_n8)
+    SELECT_CASE(16, select_n16)
 #undef SELECT_CASE
   default:
     for (int64_t j = 0; j < n; j++) {
@@ -747,21 +750,21 @@ static void select_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
 
 /* MASKED_SCATTER: operand 0 the mask, 1 dst; the k-th true element takes src[k] (src's stride
  * in elements, 0 for a fill). Returns the next k. */
-#define PLACE_N(name, type)                                                                        \
-  static int64_t name(type *dst, int64_t sd, const type *src, int64_t step, int64_t out,           \
+#define PLACE_N(name, S)                                                                           \
+  static int64_t name(char *dst, int64_t sd, const char *src, int64_t step, int64_t out,           \
                       const uint8_t *mask, int64_t sm, int64_t n) {                                \
     for (int64_t j = 0; j < n; j++) {                                                              \
       if (mask[j * sm] == 0) continue;                                                             \
-      dst[j * sd] = src[out * step];                                                               \
+      memcpy(dst + j * sd * S, src + out * step * S, S);                                           \
       out++;                                                                                       \
     }                                                                                              \
     return out;                                                                                    \
   }
-PLACE_N(place_n1, uint8_t)
-PLACE_N(place_n2, uint16_t)
-PLACE_N(place_n4, uint32_t)
-PLACE_N(place_n8, uint64_t)
-PLACE_N(place_n16, bytes16)
+PLACE_N(place_n1, 1)
+PLACE_N(place_n2, 2)
+PLACE_N(place_n4, 4)
+PLACE_N(place_n8, 8)
+PLACE_N(place_n16, 16)
 #undef PLACE_N
 
 static void scatter_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
@@ -772,16 +775,15 @@ static void scatter_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   const uint8_t *mask = job->mask + w->pos[0] + j0 * sm;
   char *dst = job->dst + (w->pos[1] + j0 * sd) * size;
   switch (job->size) {
-#define PLACE_CASE(bytes, fn, type)                                                                \
+#define PLACE_CASE(bytes, fn)                                                                      \
   case bytes:                                                                                      \
-    st->out = fn((type *)(void *)dst, sd, (const type *)(const void *)job->src, step, st->out,     \
-                 mask, sm, n);                                                                     \
+    st->out = fn(dst, sd, job->src, step, st->out, mask, sm, n);                                   \
     return;
-    PLACE_CASE(1, place_n1, uint8_t)
-    PLACE_CASE(2, place_n2, uint16_t)
-    PLACE_CASE(4, place_n4, uint32_t)
-    PLACE_CASE(8, place_n8, uint64_t)
-    PLACE_CASE(16, place_n16, bytes16)
+    PLACE_CASE(1, place_n1)
+    PLACE_CASE(2, place_n2)
+    PLACE_CASE(4, place_n4)
+    PLACE_CASE(8, place_n8)
+    PLACE_CASE(16, place_n16)
 #undef PLACE_CASE
   default:
     for (int64_t j = 0; j < n; j++) {
@@ -793,20 +795,21 @@ static void scatter_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
 }
 
 /* NONZERO: the 1-based coordinates of each true element. The counters live in locals, which the
- * int64 stores cannot alias. */
+ * stores cannot alias. */
 static void nonzero_segment(void *ctx, const walk *w, int64_t j0, int64_t n) {
   chunk_state *st = ctx;
   const chunk_job *job = st->job;
   int64_t sm = inner_stride(w, 0), found = 0, outer[DLX_MAX_NDIM];
   int32_t ndim = job->r->index->ndim;
   const uint8_t *mask = job->mask + w->pos[0] + j0 * sm;
-  int64_t *dst = (int64_t *)(void *)job->dst + st->out * ndim;
+  char *dst = job->dst + st->out * ndim * 8;
   for (int32_t d = 0; d + 1 < ndim; d++) outer[d] = w->coord[d] + 1;
   for (int64_t j = 0; j < n; j++) {
     if (mask[j * sm] == 0) continue;
-    for (int32_t d = 0; d + 1 < ndim; d++) dst[d] = outer[d];
-    dst[ndim - 1] = j0 + j + 1;
-    dst += ndim;
+    int64_t last = j0 + j + 1;
+    for (int32_t d = 0; d + 1 < ndim; d++) memcpy(dst + d * 8, &outer[d], 8);
+    memcpy(dst + (ndim - 1) * 8, &last, 8);
+    dst += ndim * 8;
     found++;
   }
   st->out += found;

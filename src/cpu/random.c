@@ -3,6 +3,8 @@
  * normals, by random_batch.c's vector loops that give the same bits, so the bits do not depend
  * on the thread count (or on the device: the other backends use the same header). Built with
  * -ffp-contract=off (CMakeLists.txt): uniforms of a range must round as on every other device. */
+#include <string.h>
+
 #include "common/half.h"
 #include "common/philox.h"
 #include "cpu/kernels.h"
@@ -22,15 +24,23 @@ typedef struct random_job {
   const dlx_cpu_random_batch *batch;
 } random_job;
 
+/* Element e of data, of type T, = value. The data may sit at any address (foreign memory): a
+ * memcpy, one store aligned or not. Such a store may alias anything to the compiler, so the loops
+ * below read what they need (data too) from locals, which it cannot touch, and still vectorize. */
+#define STORE(T, e, value)                                                                         \
+  do {                                                                                             \
+    T stored = (value);                                                                            \
+    memcpy(data + (e) * (int64_t)sizeof(T), &stored, sizeof(T));                                   \
+  } while (0)
+
 /* Stores elements [e0, e1) from blocks[] (block 0 holds element e0, a multiple of lanes). */
 #define INT_LOOP(T)                                                                                \
   for (int64_t e = e0; e < e1; e++)                                                                \
-    ((T *)j->data)[e] = (T)dlx_rng_int(blocks[(e - e0) / L], (int)((e - e0) % L), r->low, r->range);
+    STORE(T, e, (T)dlx_rng_int(blocks[(e - e0) / L], (int)((e - e0) % L), low, range));
 
 #define REAL_LOOP(T, CONVERT)                                                                      \
   for (int64_t e = e0; e < e1; e++)                                                                \
-    ((T *)j->data)[e] = CONVERT(                                                                   \
-        dlx_rng_real(kind, blocks[(e - e0) / L], (int)((e - e0) % L), j->bits, r->a, r->b));
+    STORE(T, e, CONVERT(dlx_rng_real(kind, blocks[(e - e0) / L], (int)((e - e0) % L), bits, a, b)));
 
 #define AS_FLOAT(x) ((float)(x))
 #define AS_DOUBLE(x) (x)
@@ -42,22 +52,23 @@ static void store_normals(const random_job *j, const dlx_philox_block *blocks, i
   double z[CHUNK * 4];
   const uint32_t *words = (const uint32_t *)blocks;
   int64_t count = e1 - e0;
+  char *data = j->data;
   if (j->lanes == 2) /* float64: two words each */
     j->batch->normal_pairs_wide(words, (count + 1) / 2, j->r->a, j->r->b, z);
   else
     j->batch->normal_pairs(words, (count + 1) / 2, j->r->a, j->r->b, z);
   switch (j->dtype) {
   case DLX_FLOAT32:
-    for (int64_t i = 0; i < count; i++) ((float *)j->data)[e0 + i] = (float)z[i];
+    for (int64_t i = 0; i < count; i++) STORE(float, e0 + i, (float)z[i]);
     break;
   case DLX_FLOAT64:
-    memcpy((double *)j->data + e0, z, (size_t)count * sizeof *z);
+    memcpy(data + e0 * (int64_t)sizeof *z, z, (size_t)count * sizeof *z);
     break;
   case DLX_FLOAT16:
-    for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_half(z[i]);
+    for (int64_t i = 0; i < count; i++) STORE(uint16_t, e0 + i, dlx_double_to_half(z[i]));
     break;
   case DLX_BFLOAT16:
-    for (int64_t i = 0; i < count; i++) ((uint16_t *)j->data)[e0 + i] = dlx_double_to_bf16(z[i]);
+    for (int64_t i = 0; i < count; i++) STORE(uint16_t, e0 + i, dlx_double_to_bf16(z[i]));
     break;
   default:
     break; /* the core checked the dtype */
@@ -67,16 +78,19 @@ static void store_normals(const random_job *j, const dlx_philox_block *blocks, i
 static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
                         int64_t e1) {
   const dlx_random_request *r = j->r;
-  int kind = (int)r->kind;
-  int64_t L = j->lanes;
+  int kind = (int)r->kind, bits = j->bits;
+  int64_t L = j->lanes, low = r->low;
+  uint64_t range = r->range;
+  double a = r->a, b = r->b;
+  char *data = j->data;
   if (kind == DLX_RNG_NORMAL) {
     store_normals(j, blocks, e0, e1);
     return;
   }
-  if (kind == DLX_RNG_UNIFORM && j->dtype == DLX_FLOAT32 && r->a == 0 && r->b == 1) {
+  if (kind == DLX_RNG_UNIFORM && j->dtype == DLX_FLOAT32 && a == 0 && b == 1) {
     /* u itself: the same bits as the float64 path, without it */
     for (int64_t e = e0; e < e1; e++)
-      ((float *)j->data)[e] = (float)(blocks[(e - e0) / 4].w[(e - e0) % 4] >> 8) * 0x1p-24f;
+      STORE(float, e, (float)(blocks[(e - e0) / 4].w[(e - e0) % 4] >> 8) * 0x1p-24f);
     return;
   }
   switch (j->dtype) {

@@ -24,9 +24,14 @@ typedef struct sort_job {
   atomic_bool failed; /* a block could not get its scratch memory */
 } sort_job;
 
-/* keys[i] = the key of row[i], complemented when descending. */
+/* keys[i] = the key of row[i], complemented when descending. The row may sit at any address
+ * (foreign memory): its elements are read with memcpy, one load aligned or not. */
 #define FILL_KEYS(KT, FN)                                                                          \
-  for (int64_t i = 0; i < n; i++) keys[i] = (KT)(FN(((const KT *)row)[i]) ^ flip)
+  for (int64_t i = 0; i < n; i++) {                                                                \
+    KT element;                                                                                    \
+    memcpy(&element, row + i * (int64_t)sizeof(KT), sizeof(KT));                                   \
+    keys[i] = (KT)(FN(element) ^ flip);                                                            \
+  }
 
 /* The histograms of a row's digits: at most 8 passes of up to 2^11 buckets. */
 #define HIST_BYTES ((size_t)8 * 2048 * sizeof(int64_t))
@@ -108,7 +113,8 @@ typedef struct sort_job {
       swap_pos = pos, pos = pos2, pos2 = swap_pos;                                                 \
     }                                                                                              \
     for (int64_t i = 0; i < n; i++) {                                                              \
-      ((KT *)values)[i] = ((const KT *)row)[pos[i]];                                               \
+      memcpy(values + i * (int64_t)sizeof(KT), row + (int64_t)pos[i] * (int64_t)sizeof(KT),        \
+             sizeof(KT));                                                                          \
       indices[i] = (int64_t)pos[i] + 1;                                                            \
     }                                                                                              \
   }
