@@ -151,6 +151,34 @@ local ok2, err2 = pcall(function() return frame + dlx.zeros({ 5 }) end)
 show("shapes that do not broadcast", err2)
 check(not ok2 and err2:find("ValueError:", 1, true), "a broadcast error names the shapes")
 
+section("Indexing, joining, sorting, random numbers and files")
+local g = dlx.Generator(42)                        -- counter-based: the same bits everywhere
+local x = dlx.randn({ 4, 3 }, { generator = g })
+show("dlx.randn({4, 3}, seeded)", x)
+check(dlx.equal(x, dlx.randn({ 4, 3 }, { generator = dlx.Generator(42) })), "a seed repeats")
+show("x[2][3] (an element)", x[2][3])
+check(math.type(x[2][3]) == "float" and x[2][3] == x:select(1, 2):select(1, 3):item(), "t[i]")
+local corner = x[{ { 1, 2 }, -1 }]                 -- Torch7's ranges: inclusive, negatives
+check(same(corner.shape, { 2 }) and corner[2] == x[2][3], "t[{range, i}] is a view")
+local rows = 0
+for _, row in ipairs(x) do rows = rows + (row.ndim == 1 and 1 or 0) end
+check(rows == #x and #x == 4, "ipairs and # agree: rows of a matrix")
+x[x:lt(0)] = 0                                     -- assignment through a bool mask
+check(x:min():item() == 0, "masked assignment")
+local values, order = x[{ {}, 1 }]:sort(1, true)   -- stable, with 1-based positions
+show("column 1 sorted, descending", values)
+check(values[1] == x[{ {}, 1 }]:max():item() and order.dtype == "int64", "sort")
+local by_first = x:index_select(1, order)          -- the rows in that order (a copy)
+check(dlx.equal(by_first[{ {}, 1 }], values), "index_select")
+local joined = dlx.cat({ x, by_first }, 1)
+check(same(joined.shape, { 8, 3 }) and dlx.equal(joined:chunk(2, 1)[2], by_first), "cat, chunk")
+local path = os.tmpname()
+dlx.save_npy(path, joined)                         -- NumPy's .npy format
+local loaded = dlx.load_npy(path)
+os.remove(path)
+show("save_npy / load_npy", ("%s %s"):format(table.concat(loaded.shape, "x"), loaded.dtype))
+check(dlx.equal(loaded, joined), "a .npy file round-trips")
+
 section("Lifetime")
 collectgarbage()
 local before = dlx.memory_allocated(dev)
