@@ -207,4 +207,16 @@ return function(device, it)
     same_error(device, "ValueError", function(x, i) return x:gather(2, i) end,
       input("int8", {3, 3}, 39), nd)
   end)
+
+  it("reads an index or mask that is a view of the destination as it was, as the CPU", function()
+    local n = 5000
+    local base = dlx.arange(n, {device = "cpu"}):remainder(7):add(1)
+    local src = dlx.full({n}, n, {dtype = "int64", device = "cpu"})
+    both(device, function(d, s) return d:scatter_(1, d:flip(1), s) end, base:clone(), src)
+    both(device, function(d, s) return d:index_add_(1, d:narrow(1, 1, 9), s:narrow(1, 1, 9)) end,
+      base:clone(), src)
+    local mask = dlx.arange(n, {device = "cpu"}):remainder(3):eq(0)
+    both(device, function(m) return m:narrow(1, 2, n - 1):masked_fill_(m:narrow(1, 1, n - 1),
+      false) end, mask:clone())
+  end)
 end

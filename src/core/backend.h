@@ -62,7 +62,9 @@ typedef struct dlx_random_request {
 /* The indexing ops of the backend entry index_op. Index tensors hold int64 indices, 1-based or
  * negative from the end (-1 is the last), and masks are bool; every tensor lives on the
  * backend's device and may have any strides, stride-0 dims included. Elements are moved bit for
- * bit (dtypes match; the core casts beforehand) and are whole bytes (no sub-byte dtypes). */
+ * bit (dtypes match; the core casts beforehand) and are whole bytes (no sub-byte dtypes). The
+ * tensors an op reads (src, the indices, the mask) never share memory with the dst it writes:
+ * the core copies them first. */
 typedef enum dlx_index_op {
   /* index holds no value outside 1..size and -size..-1; else ValueError naming the first bad
    * one (in row-major order) and dim + 1. Writes nothing. */
@@ -87,6 +89,10 @@ typedef enum dlx_index_op {
   /* count = the true elements of the mask. */
   DLX_INDEX_COUNT
 } dlx_index_op;
+
+/* CHECK's error, the same on every backend: `value`, the first bad index, is out of range for
+ * dim (0-based) of `size`. Returns DLX_VALUE_ERROR. */
+int dlx_index_out_of_range(dlx_error *err, int64_t value, int32_t dim, int64_t size);
 
 typedef struct dlx_index_request {
   dlx_index_op op;

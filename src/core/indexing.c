@@ -48,6 +48,38 @@ static int check_dim(const char *name, const dlx_tensor *t, int32_t dim, dlx_err
   return 0;
 }
 
+int dlx_index_out_of_range(dlx_error *err, int64_t value, int32_t dim, int64_t size) {
+  if (size == 0)
+    return dlx_fail(err, DLX_VALUE_ERROR,
+                    "index %lld out of range for dim %d of size 0 (it has no elements)",
+                    (long long)value, (int)dim + 1);
+  return dlx_fail(err, DLX_VALUE_ERROR,
+                  "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, not 0)",
+                  (long long)value, (int)dim + 1, (long long)size, (long long)size,
+                  (long long)size);
+}
+
+/* t itself, or a copy of it in *made (closed by the caller when *made holds a buffer) when it may
+ * share memory with dst: an op must not read indices or a mask that it is writing, or a write
+ * could turn a checked index into a bad one. */
+static int apart_from(const dlx_tensor *dst, const dlx_tensor *t, dlx_tensor *made,
+                      const dlx_tensor **use, dlx_error *err) {
+  int rc;
+  made->buffer = NULL;
+  *use = t;
+  if (!dlx_tensors_may_overlap(dst, t)) return 0;
+  rc = dlx_clone_as(made, t, t->dtype, t->buffer->device, err);
+  if (rc == 0)
+    *use = made;
+  else
+    made->buffer = NULL;
+  return rc;
+}
+
+static void close_made(dlx_tensor *made) {
+  if (made->buffer != NULL) dlx_tensor_close(made);
+}
+
 /* Every index in 1..size or -size..-1 (ValueError with the first bad one otherwise). */
 static int check_indices(const dlx_tensor *index, int32_t dim, int64_t size, const char *name,
                          dlx_error *err) {
@@ -206,15 +238,23 @@ int dlx_scatter(const dlx_tensor *dst, int32_t dim, const dlx_tensor *index, con
   if (rc == 0) rc = check_dim(name, dst, dim, err);
   if (rc == 0) rc = check_like(name, index, dst, dim, "the destination", err);
   if (rc == 0) rc = check_like(name, index, src, -1, "the source", err);
-  if (rc == 0) rc = check_indices(index, dim, dst->shape[dim], name, err);
   if (rc != 0) return rc;
-  return scatter_into(name, dst, dim, index, src, accumulate, err);
+  {
+    dlx_tensor made;
+    const dlx_tensor *use;
+    rc = apart_from(dst, index, &made, &use, err);
+    if (rc == 0) rc = check_indices(use, dim, dst->shape[dim], name, err);
+    if (rc == 0) rc = scatter_into(name, dst, dim, use, src, accumulate, err);
+    close_made(&made);
+  }
+  return rc;
 }
 
 int dlx_index_add(const dlx_tensor *dst, int32_t dim, const dlx_tensor *index,
                   const dlx_tensor *src, dlx_error *err) {
   const char *name = "index_add_";
-  dlx_tensor walk_index;
+  dlx_tensor walk_index, made;
+  const dlx_tensor *use;
   int rc = check_tensor(name, dst, dst, err);
   if (rc == 0) rc = check_tensor(name, index, dst, err);
   if (rc == 0) rc = check_tensor(name, src, dst, err);
@@ -235,10 +275,14 @@ int dlx_index_add(const dlx_tensor *dst, int32_t dim, const dlx_tensor *index,
                       "%s: the source's size at dim %d is %lld, expected %lld", name, (int)d + 1,
                       (long long)src->shape[d], (long long)want);
   }
-  rc = check_indices(index, dim, dst->shape[dim], name, err);
-  if (rc != 0) return rc;
-  walk_index = spread(index, src->shape, src->ndim, dim);
-  return scatter_into(name, dst, dim, &walk_index, src, true, err);
+  rc = apart_from(dst, index, &made, &use, err);
+  if (rc == 0) rc = check_indices(use, dim, dst->shape[dim], name, err);
+  if (rc == 0) {
+    walk_index = spread(use, src->shape, src->ndim, dim);
+    rc = scatter_into(name, dst, dim, &walk_index, src, true, err);
+  }
+  close_made(&made);
+  return rc;
 }
 
 /* a and b expanded to their broadcast shape (views). */
@@ -340,53 +384,60 @@ static int count_for(const char *name, const dlx_tensor *dst, const dlx_tensor *
 int dlx_masked_fill(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_scalar *value,
                     dlx_error *err) {
   const char *name = "masked_fill_";
-  int64_t one = 1, count;
-  dlx_tensor cell, spread_cell;
+  int64_t one = 1, count = 0;
+  dlx_tensor cell, spread_cell, made;
+  const dlx_tensor *use;
   int rc = check_tensor(name, dst, dst, err);
   if (rc == 0) rc = check_mask(name, mask, dst, err);
   if (rc == 0) rc = dlx_check_writable(dst, err);
-  if (rc == 0) rc = count_for(name, dst, mask, &count, err);
-  if (rc != 0 || count == 0) return rc;
-  rc = dlx_tensor_empty(&cell, &one, 1, dst->dtype, dst->buffer->device, err);
+  if (rc == 0) rc = apart_from(dst, mask, &made, &use, err);
   if (rc != 0) return rc;
-  rc = dlx_fill(&cell, value, err);
-  if (rc == 0) {
-    spread_cell = cell;
-    spread_cell.shape[0] = count;
-    spread_cell.strides[0] = 0;
-    rc = masked_scatter(name, dst, mask, &spread_cell, count, err);
+  rc = count_for(name, dst, use, &count, err);
+  if (rc == 0 && count > 0)
+    rc = dlx_tensor_empty(&cell, &one, 1, dst->dtype, dst->buffer->device, err);
+  if (rc == 0 && count > 0) {
+    rc = dlx_fill(&cell, value, err);
+    if (rc == 0) {
+      spread_cell = cell;
+      spread_cell.shape[0] = count;
+      spread_cell.strides[0] = 0;
+      rc = masked_scatter(name, dst, use, &spread_cell, count, err);
+    }
+    dlx_tensor_close(&cell);
   }
-  dlx_tensor_close(&cell);
+  close_made(&made);
   return rc;
 }
 
 int dlx_masked_assign(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_tensor *src,
                       dlx_error *err) {
   const char *name = "masked assignment";
-  int64_t count;
-  dlx_tensor made, line;
-  const dlx_tensor *use;
+  int64_t count = 0;
+  dlx_tensor made, made_mask, line;
+  const dlx_tensor *use, *use_mask;
   int rc = check_tensor(name, dst, dst, err);
   if (rc == 0) rc = check_mask(name, mask, dst, err);
   if (rc == 0) rc = check_tensor(name, src, dst, err);
   if (rc == 0) rc = dlx_check_writable(dst, err);
-  if (rc == 0) rc = count_for(name, dst, mask, &count, err);
+  if (rc == 0) rc = apart_from(dst, mask, &made_mask, &use_mask, err);
   if (rc != 0) return rc;
-  if (dlx_tensor_numel(src) != 1 && !(src->ndim == 1 && src->shape[0] == count))
-    return dlx_fail(err, DLX_VALUE_ERROR,
-                    "%s: the mask chooses %lld elements and the value has %lld; give 1 or %lld",
-                    name, (long long)count, (long long)dlx_tensor_numel(src), (long long)count);
-  if (count == 0) return 0;
-  rc = prepare_source(dst, src, &made, &use, err);
-  if (rc != 0) return rc;
-  line = *use;
-  if (dlx_tensor_numel(use) == 1 && (use->ndim != 1 || count != 1)) {
-    line.ndim = 1;
-    line.shape[0] = count;
-    line.strides[0] = 0;
+  rc = count_for(name, dst, use_mask, &count, err);
+  if (rc == 0 && dlx_tensor_numel(src) != 1 && !(src->ndim == 1 && src->shape[0] == count))
+    rc = dlx_fail(err, DLX_VALUE_ERROR,
+                  "%s: the mask chooses %lld elements and the value has %lld; give 1 or %lld", name,
+                  (long long)count, (long long)dlx_tensor_numel(src), (long long)count);
+  if (rc == 0 && count > 0) rc = prepare_source(dst, src, &made, &use, err);
+  if (rc == 0 && count > 0) {
+    line = *use;
+    if (dlx_tensor_numel(use) == 1 && (use->ndim != 1 || count != 1)) {
+      line.ndim = 1;
+      line.shape[0] = count;
+      line.strides[0] = 0;
+    }
+    rc = masked_scatter(name, dst, use_mask, &line, count, err);
+    close_made(&made);
   }
-  rc = masked_scatter(name, dst, mask, &line, count, err);
-  if (made.buffer != NULL) dlx_tensor_close(&made);
+  close_made(&made_mask);
   return rc;
 }
 

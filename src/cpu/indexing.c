@@ -482,8 +482,7 @@ static bool scatter_target_apart(const dlx_index_request *r, const walk *w) {
  * scatters; -1 when a scatter must stay on one thread. */
 static int32_t split_dim(const dlx_index_request *r, const walk *w, bool scatter) {
   int32_t best = -1;
-  if (scatter && (!scatter_target_apart(r, w) || dlx_tensors_may_overlap(r->dst, r->index)))
-    return -1;
+  if (scatter && !scatter_target_apart(r, w)) return -1;
   for (int32_t d = 0; d < w->ndim; d++) {
     if (scatter && d == r->dim) continue;
     if (best < 0 || w->shape[d] > w->shape[best]) best = d;
@@ -617,7 +616,7 @@ static void run_chunks(chunk_job *job, dlx_cpu_range_fn fn) {
 }
 
 static void chunk_job_init(chunk_job *job, const dlx_index_request *r, const dlx_tensor *shape_of,
-                           const dlx_tensor *other, bool parallel) {
+                           const dlx_tensor *other) {
   const dlx_tensor *ops[2] = {r->index, other != NULL ? other : r->index};
   job->r = r;
   job->starts = NULL;
@@ -627,7 +626,7 @@ static void chunk_job_init(chunk_job *job, const dlx_index_request *r, const dlx
   job->total = 0;
   walk_init(&job->w, shape_of, 2, ops);
   job->numel = walk_numel(&job->w);
-  job->chunk = parallel ? CHUNK : (job->numel > 0 ? job->numel : 1);
+  job->chunk = CHUNK;
   job->chunks = (job->numel + job->chunk - 1) / job->chunk;
   job->mask = (const uint8_t *)base_of(r->index);
   atomic_init(&job->bad, 0);
@@ -663,7 +662,7 @@ static void scan_chunks(chunk_job *job) {
 
 static int check_indices(const dlx_index_request *r, dlx_error *err) {
   chunk_job job;
-  chunk_job_init(&job, r, r->index, NULL, true);
+  chunk_job_init(&job, r, r->index, NULL);
   job.src = base_of(r->index);
   job.size = 8;
   run_chunks(&job, chunks_count);
@@ -675,11 +674,7 @@ static int check_indices(const dlx_index_request *r, dlx_error *err) {
     for (int64_t j = 0; j < n; j++) {
       int64_t i = index_at(job.src + (w.pos[0] + j * s) * 8);
       if (in_range(i, r->size)) continue;
-      return dlx_fail(err, DLX_VALUE_ERROR,
-                      "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, "
-                      "not 0)",
-                      (long long)i, (int)r->dim + 1, (long long)r->size, (long long)r->size,
-                      (long long)r->size);
+      return dlx_index_out_of_range(err, i, r->dim, r->size);
     }
   } while (walk_next(&w));
   return 0;
@@ -687,7 +682,7 @@ static int check_indices(const dlx_index_request *r, dlx_error *err) {
 
 static int count_true(dlx_index_request *r, dlx_error *err) {
   chunk_job job;
-  chunk_job_init(&job, r, r->index, NULL, true);
+  chunk_job_init(&job, r, r->index, NULL);
   job.size = 0;
   int rc = alloc_starts(&job, err);
   if (rc != 0) return rc;
@@ -823,10 +818,9 @@ static segment_fn writer_of(dlx_index_op op) {
 
 /* The ops that write at the running count of true elements: count, scan, write. The total
  * is the output's length: MASKED_SCATTER's src, the others' dst. */
-static int write_chunks(const dlx_index_request *r, const dlx_tensor *other, bool parallel,
-                        dlx_error *err) {
+static int write_chunks(const dlx_index_request *r, const dlx_tensor *other, dlx_error *err) {
   chunk_job job;
-  chunk_job_init(&job, r, r->index, other, parallel);
+  chunk_job_init(&job, r, r->index, other);
   job.dst = base_of(r->dst);
   job.src = r->src != NULL ? base_of(r->src) : NULL;
   job.size = element_size(r->op == DLX_INDEX_NONZERO ? r->index : r->dst);
@@ -851,12 +845,11 @@ int dlx_cpu_index_op(dlx_index_request *r, dlx_error *err) {
   case DLX_INDEX_SCATTER_ADD:
     return move(r, true, true);
   case DLX_INDEX_MASKED_SELECT:
-    return write_chunks(r, r->src, true, err);
+    return write_chunks(r, r->src, err);
   case DLX_INDEX_MASKED_SCATTER:
-    /* a mask that shares memory with dst is read as dst changes: one pass, in order */
-    return write_chunks(r, r->dst, !dlx_tensors_may_overlap(r->dst, r->index), err);
+    return write_chunks(r, r->dst, err);
   case DLX_INDEX_NONZERO:
-    return write_chunks(r, NULL, true, err);
+    return write_chunks(r, NULL, err);
   case DLX_INDEX_COUNT:
     return count_true(r, err);
   }

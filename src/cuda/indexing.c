@@ -1,7 +1,6 @@
 /* indexing.c -- index_op on a CUDA device (kernels in indexing_kernels.cu, the walk of each op
  * from indexing_plan.h), on the calling thread's current stream. CHECK and COUNT wait for their
  * result, which the caller needs at once; the other ops are queued like any kernel. */
-#include "core/ops.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/indexing_plan.h"
 #include "cuda/kernels.h"
@@ -40,15 +39,7 @@ static int launch(dlx_index_request *r, const dlx_cuda_index_request *q, cudaStr
   return status == cudaSuccess ? 0 : dlx_cuda_fail(err, (cudaError_t)status, "an indexing kernel");
 }
 
-/* Whether r writes memory that the indices or the mask it reads may share: then they are read
- * from a copy taken first, so that no thread reads what another has written. */
-static bool reads_what_it_writes(const dlx_index_request *r) {
-  bool writes = r->op == DLX_INDEX_SCATTER || r->op == DLX_INDEX_SCATTER_ADD ||
-                r->op == DLX_INDEX_MASKED_SCATTER;
-  return writes && dlx_tensors_may_overlap(r->dst, r->index);
-}
-
-static int run(dlx_index_request *r, dlx_error *err) {
+int dlx_cuda_index_op_tensor(dlx_index_request *r, dlx_error *err) {
   int32_t id = r->index->buffer->device.device_id;
   dlx_cuda_index_request q;
   dlx_cuda_guard guard;
@@ -57,18 +48,5 @@ static int run(dlx_index_request *r, dlx_error *err) {
   dlx_cuda_index_plan(r, &q);
   rc = launch(r, &q, dlx_cuda_current_stream(id), err);
   dlx_cuda_leave(&guard);
-  return rc;
-}
-
-int dlx_cuda_index_op_tensor(dlx_index_request *r, dlx_error *err) {
-  dlx_index_request apart = *r;
-  dlx_tensor copy;
-  int rc;
-  if (!reads_what_it_writes(r)) return run(r, err);
-  rc = dlx_clone_as(&copy, r->index, r->index->dtype, r->index->buffer->device, err);
-  if (rc != 0) return rc;
-  apart.index = &copy;
-  rc = run(&apart, err);
-  dlx_tensor_close(&copy);
   return rc;
 }

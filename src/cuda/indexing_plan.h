@@ -105,10 +105,7 @@ static inline void dlx_cuda_index_plan(const dlx_index_request *r, dlx_cuda_inde
 
 /* CHECK's error for the bad index `value`: the CPU's message (src/cpu/indexing.c). */
 static inline int dlx_cuda_index_bad(const dlx_index_request *r, int64_t value, dlx_error *err) {
-  return dlx_fail(err, DLX_VALUE_ERROR,
-                  "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, not 0)",
-                  (long long)value, (int)r->dim + 1, (long long)r->size, (long long)r->size,
-                  (long long)r->size);
+  return dlx_index_out_of_range(err, value, r->dim, r->size);
 }
 
 #endif

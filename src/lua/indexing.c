@@ -22,10 +22,9 @@ static int64_t checkposition(lua_State *L, lua_Integer i, int32_t dim, int64_t s
   if (i >= 1 && i <= size) return (int64_t)i - 1;
   if (i < 0 && i >= -size) return size + (int64_t)i;
   if (past_end && i == size + 1) return -1;
-  return dlxl_error(L, DLX_VALUE_ERROR,
-                    "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, "
-                    "not 0)",
-                    (long long)i, (int)dim + 1, (long long)size, (long long)size, (long long)size);
+  dlx_error err;
+  dlx_index_out_of_range(&err, (int64_t)i, dim, size);
+  return dlxl_raise(L, &err);
 }
 
 static lua_Integer checkkeyint(lua_State *L, int idx, const char *what) {

@@ -155,10 +155,7 @@ static int check_indices(const dlx_index_request *r, dlx_ze_index_args *a, dlx_e
     pthread_mutex_unlock(&dev->lock);
   }
   if (rc != 0) return rc;
-  return dlx_fail(err, DLX_VALUE_ERROR,
-                  "index %lld out of range for dim %d of size %lld (expected -%lld..%lld, not 0)",
-                  (long long)value, (int)r->dim + 1, (long long)r->size, (long long)r->size,
-                  (long long)r->size);
+  return dlx_index_out_of_range(err, value, r->dim, r->size);
 }
 
 static int gather(const dlx_index_request *r, dlx_ze_index_args *a, dlx_error *err) {
