@@ -188,6 +188,97 @@ describe("sort", function()
   end)
 end)
 
+-- Long rows are cut into blocks over the threads when there are fewer rows than threads and
+-- each block gets at least a grain: 2^20 bytes of (element + 8-byte position) each.
+describe("sort of long rows on several threads", function()
+  local saved
+  before_each(function() saved = dlx.get_num_threads() end)
+  after_each(function() dlx.set_num_threads(saved) end)
+
+  local SIZE = {bool = 1, int8 = 1, uint8 = 1, int16 = 2, uint16 = 2, float16 = 2, bfloat16 = 2,
+    int32 = 4, uint32 = 4, float32 = 4, int64 = 8, uint64 = 8, float64 = 8}
+  local DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64"}
+
+  -- n numbers of the dtype: many equal ones, every digit varied, floats with NaN, inf, -0.0.
+  local function long_list(n, dtype, seed)
+    local x, list, float = seed, {}, dtype:match("float") ~= nil
+    for i = 1, n do
+      x = (x * 1103515245 + 12345) % 2147483648
+      local v = (x >> 8) % 3001
+      if dtype == "bool" then
+        v = v % 2 == 0
+      elseif float then
+        v = x % 53 == 0 and FLOAT_POOL[x % #FLOAT_POOL + 1] or (v - 1500) / 7
+      elseif not dtype:match("^u") then
+        v = v - 1500
+      end
+      list[i] = v
+    end
+    return dlx.tensor(list, {dtype = dtype})
+  end
+
+  -- A row is in order when no element's key is below the one before it, and equal keys keep
+  -- their positions' order.
+  local function assert_sorted_stably(v, i, descending)
+    local values, positions, bad = as_numbers(v:totable()), i:totable(), nil
+    for k = 2, #values do
+      local a, b = values[k - 1], values[k]
+      if descending then a, b = b, a end
+      if less(b, a) or (not less(a, b) and positions[k - 1] > positions[k]) then
+        bad = bad or k
+      end
+    end
+    assert.is_nil(bad, "out of order or unstable at this place")
+  end
+
+  -- The grain's lengths around 2, 3 and 4 blocks, uneven blocks included.
+  local function lengths(dtype)
+    local g = (1 << 20) // (SIZE[dtype] + 8)
+    return {2 * g - 1, 2 * g, 2 * g + 1, 3 * g + 2, 4 * g + 3}
+  end
+
+  for _, dtype in ipairs(DTYPES) do
+    it("gives " .. dtype .. " the one-thread result bit for bit on 2, 3 and 4 threads", function()
+      local all = long_list(lengths(dtype)[5], dtype, #dtype)
+      for _, n in ipairs(lengths(dtype)) do
+        local t = all:slice(1, 1, n)
+        for _, descending in ipairs {false, true} do
+          dlx.set_num_threads(1)
+          local v1, i1 = t:sort(1, descending)
+          if n == lengths(dtype)[2] then assert_sorted_stably(v1, i1, descending) end
+          for threads = 2, 4 do
+            dlx.set_num_threads(threads)
+            local v, i = t:sort(1, descending)
+            assert.are.equal(v1:tobytes(), v:tobytes(), n .. " on " .. threads .. " threads")
+            assert.are.equal(i1:tobytes(), i:tobytes(), n .. " on " .. threads .. " threads")
+          end
+        end
+      end
+    end)
+  end
+
+  it("sorts a few long rows, argsort, topk and unique as on one thread", function()
+    local t = long_list(3 * 200003, "float32", 5)
+    local rows = t:reshape {3, 200003}
+    local function results()
+      local v, i = rows:sort(2, true)
+      local tv, ti = t:topk(1000)
+      local u, inverse, counts = t:unique {return_inverse = true, return_counts = true}
+      return {v, i, rows:argsort(2), rows:transpose(1, 2):argsort(1), tv, ti, u, inverse, counts}
+    end
+    dlx.set_num_threads(1)
+    local one = results()
+    assert_sorted_stably(one[1]:select(1, 3), one[2]:select(1, 3), true)
+    for threads = 2, 4 do
+      dlx.set_num_threads(threads)
+      for k, r in ipairs(results()) do
+        assert.are.equal(one[k]:tobytes(), r:tobytes(), "result " .. k .. " on " .. threads)
+      end
+    end
+  end)
+end)
+
 describe("topk", function()
   it("gives the k largest in order, NaN first, as torch.topk", function()
     local t = dlx.tensor {3, nan, 1, 5, 5, 2}

@@ -12,9 +12,10 @@
 #include "core/random.h"
 #include "core/sort.h"
 #include "core/stats.h"
+#include "cpu/parallel.h"
 #include "cpu_test_util.h"
 
-enum { N = 1600, ROWS = 40, COLS = 64, K = 30 };
+enum { N = 1600, ROWS = 40, COLS = 64, K = 30, LONG_ROW = 300000 };
 
 /* The same bytes twice: at an aligned address, and one byte off it. */
 typedef struct twin {
@@ -315,6 +316,33 @@ static void test_sort(void) {
   }
 }
 
+/* One row long enough to be cut into blocks over 3 threads: aligned, odd, and aligned on one
+ * thread give the same bytes. */
+static void test_sort_long_row(void) {
+  const dlx_dtype dtypes[] = {DLX_UINT8, DLX_FLOAT16, DLX_FLOAT32, DLX_FLOAT64};
+  int64_t shape[1] = {LONG_ROW}, strides[1] = {1};
+  for (int k = 0; k < COUNT_OF(dtypes); k++) {
+    operand row = operand_new(dtypes[k], 1, shape, strides, LONG_ROW);
+    dlx_tensor values[3], indices[3];
+    for (int run = 0; run < 3; run++) {
+      dlx_tensor src = view(&row, run == 1);
+      dlx_error err;
+      dlx_cpu_set_num_threads(run == 2 ? 1 : 3);
+      CHECK(dlx_sort(&values[run], &indices[run], &src, 0, false, "sort", &err) == 0);
+    }
+    dlx_cpu_set_num_threads(0);
+    for (int run = 1; run < 3; run++) {
+      CHECK(same_result(&values[0], &values[run]));
+      CHECK(same_result(&indices[0], &indices[run]));
+    }
+    for (int run = 0; run < 3; run++) {
+      dlx_tensor_close(&values[run]);
+      dlx_tensor_close(&indices[run]);
+    }
+    twin_free(&row.mem);
+  }
+}
+
 /* Random fills of every kind into odd memory: the numbers of aligned memory. */
 static void test_random(void) {
   static const struct {
@@ -395,6 +423,7 @@ int main(void) {
   test_masked_scatter();
   test_nonzero_and_count();
   test_sort();
+  test_sort_long_row();
   test_random();
   test_stats();
   return check_report("test_cpu_misaligned");
