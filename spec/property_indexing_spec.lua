@@ -331,16 +331,7 @@ end
 -- dlx's result as a dtype, a shape and values in row-major order (a Lua value is 0-d).
 local function result_of(r)
   if type(r) ~= "userdata" then return nil, "", { r } end
-  local out = {}
-  local function walk(v)
-    if type(v) ~= "table" then
-      out[#out + 1] = v
-      return
-    end
-    for _, x in ipairs(v) do walk(x) end
-  end
-  walk(r:totable())
-  return r.dtype, table.concat(r.shape, ","), out
+  return r.dtype, table.concat(r.shape, ","), N.flat(r)
 end
 
 local function check(case, result)

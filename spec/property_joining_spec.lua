@@ -48,18 +48,7 @@ local function random_case(id)
     line = table.concat(fields, "\t"), name = name }
 end
 
-local function flat(t)
-  local out = {}
-  local function walk(v)
-    if type(v) ~= "table" then
-      out[#out + 1] = v
-      return
-    end
-    for _, x in ipairs(v) do walk(x) end
-  end
-  walk(t:totable())
-  return out
-end
+local flat = N.flat
 
 local function check(case, result)
   local function fail(why) error(case.name .. ": " .. why, 0) end

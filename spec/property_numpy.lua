@@ -10,6 +10,20 @@ function N.numel(shape)
   return n
 end
 
+--- The values of tensor t in row-major order (its totable() flattened).
+function N.flat(t)
+  local out = {}
+  local function walk(v)
+    if type(v) ~= "table" then
+      out[#out + 1] = v
+      return
+    end
+    for _, x in ipairs(v) do walk(x) end
+  end
+  walk(t:totable())
+  return out
+end
+
 --- A shell command for a Python that imports numpy (DLX_PYTHON, python3, /usr/bin/python3), or
 --- nil.
 function N.python_with_numpy()

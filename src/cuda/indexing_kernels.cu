@@ -33,7 +33,14 @@ unsigned grid_for(int64_t n, int64_t per_block) {
 struct Scratch {
   void *base = nullptr;
   size_t bytes = 0;
-  cudaStream_t stream;
+  cudaStream_t stream = nullptr;
+  // Takes n bytes for stream s; false when there are none.
+  bool take(size_t n, cudaStream_t s) {
+    stream = s;
+    bytes = n;
+    base = dlx_cuda_scratch_alloc(n, s);
+    return base != nullptr;
+  }
   ~Scratch() {
     if (base != nullptr) dlx_cuda_scratch_free(base, bytes, stream);
   }
@@ -97,7 +104,14 @@ __global__ void tile_write_kernel(dlx_cuda_index_request r, int64_t tiles, const
   }
 }
 
-// Two 64-bit words of scratch for a result read back by the host.
+// Two 64-bit words of scratch, every byte set to fill, for a result the host reads back.
+cudaError_t two_words(Scratch &scratch, int fill, cudaStream_t s, unsigned long long **words) {
+  if (!scratch.take(2 * sizeof **words, s)) return cudaErrorMemoryAllocation;
+  *words = (unsigned long long *)scratch.base;
+  return cudaMemsetAsync(*words, fill, scratch.bytes, s);
+}
+
+// Copies the two words to host and waits.
 int read_back(unsigned long long *words, unsigned long long *host, cudaStream_t stream) {
   cudaError_t status =
       cudaMemcpyAsync(host, words, 2 * sizeof *host, cudaMemcpyDeviceToHost, stream);
@@ -111,12 +125,8 @@ extern "C" int dlx_cuda_index_check(const dlx_cuda_index_request *r, int64_t *fi
                                     void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   Scratch scratch;
-  scratch.stream = s;
-  scratch.bytes = 2 * sizeof(unsigned long long);
-  scratch.base = dlx_cuda_scratch_alloc(scratch.bytes, stream);
-  if (scratch.base == nullptr) return (int)cudaErrorMemoryAllocation;
-  unsigned long long *words = (unsigned long long *)scratch.base, host[2];
-  cudaError_t status = cudaMemsetAsync(words, 0xff, scratch.bytes, s);
+  unsigned long long *words, host[2];
+  cudaError_t status = two_words(scratch, 0xff, s, &words);
   if (status != cudaSuccess) return (int)status;
   check_kernel<<<grid_for(r->numel, kThreads), kThreads, 0, s>>>(*r, words);
   bad_value_kernel<<<1, 1, 0, s>>>(*r, words);
@@ -145,12 +155,8 @@ extern "C" int dlx_cuda_index_count(const dlx_cuda_index_request *r, int64_t *co
   cudaStream_t s = (cudaStream_t)stream;
   int64_t tiles = (r->numel + kTile - 1) / kTile;
   Scratch scratch;
-  scratch.stream = s;
-  scratch.bytes = 2 * sizeof(unsigned long long);
-  scratch.base = dlx_cuda_scratch_alloc(scratch.bytes, stream);
-  if (scratch.base == nullptr) return (int)cudaErrorMemoryAllocation;
-  unsigned long long *words = (unsigned long long *)scratch.base, host[2];
-  cudaError_t status = cudaMemsetAsync(words, 0, scratch.bytes, s);
+  unsigned long long *words, host[2];
+  cudaError_t status = two_words(scratch, 0, s, &words);
   if (status != cudaSuccess) return (int)status;
   tile_count_kernel<<<grid_for(tiles, 1), kThreads, 0, s>>>(*r, tiles, nullptr, words);
   status = cudaGetLastError();
@@ -168,10 +174,7 @@ extern "C" int dlx_cuda_index_masked(const dlx_cuda_index_request *r, void *stre
                                                      (int64_t *)nullptr, tiles, s);
   if (status != cudaSuccess) return (int)status;
   Scratch scratch;
-  scratch.stream = s;
-  scratch.bytes = 2 * counts_bytes + temp_bytes;
-  scratch.base = dlx_cuda_scratch_alloc(scratch.bytes, stream);
-  if (scratch.base == nullptr) return (int)cudaErrorMemoryAllocation;
+  if (!scratch.take(2 * counts_bytes + temp_bytes, s)) return (int)cudaErrorMemoryAllocation;
   char *at = (char *)scratch.base;
   int64_t *counts = (int64_t *)at, *offsets = (int64_t *)(at + counts_bytes);
   tile_count_kernel<<<grid_for(tiles, 1), kThreads, 0, s>>>(*r, tiles, counts, nullptr);
