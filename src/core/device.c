@@ -82,3 +82,9 @@ const char *dlx_device_format(DLDevice device, char *buf, size_t size) {
     snprintf(buf, size, "%s:%d", name, (int)device.device_id);
   return buf;
 }
+
+int dlx_not_implemented(dlx_error *err, const char *what, DLDevice device) {
+  char name[48];
+  return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", what,
+                  dlx_device_format(device, name, sizeof name));
+}

@@ -526,11 +526,7 @@ static int run_general(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *ds
   if (rc == 0) rc = result_shape(in, arity, dst, shape, &ndim, err);
   if (rc == 0 && dst != NULL) rc = check_destination(op, dst, result, err);
   if (rc != 0) return rc;
-  if (backend->elementwise == NULL) {
-    char name[48];
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", ops[op].name,
-                    dlx_device_format(device, name, sizeof name));
-  }
+  if (backend->elementwise == NULL) return dlx_not_implemented(err, ops[op].name, device);
   if (arity == 2) rc = check_integer_errors(op, &in[1], compute, err);
   if (rc == 0) rc = broadcast_operands(&p, in, arity, shape, ndim, err);
   if (rc != 0) return rc;

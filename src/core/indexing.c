@@ -6,15 +6,9 @@
 #include "core/device.h"
 #include "core/ops.h"
 
-static int not_implemented(const char *name, const dlx_tensor *t, dlx_error *err) {
-  char device[48];
-  return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", name,
-                  dlx_device_format(t->buffer->device, device, sizeof device));
-}
-
 static int run(dlx_index_request *r, const dlx_tensor *on, const char *name, dlx_error *err) {
   const dlx_backend *backend = on->buffer->backend;
-  if (backend->index_op == NULL) return not_implemented(name, on, err);
+  if (backend->index_op == NULL) return dlx_not_implemented(err, name, on->buffer->device);
   return backend->index_op(r, err);
 }
 
@@ -381,37 +375,9 @@ static int count_for(const char *name, const dlx_tensor *dst, const dlx_tensor *
   return rc;
 }
 
-int dlx_masked_fill(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_scalar *value,
-                    dlx_error *err) {
-  const char *name = "masked_fill_";
-  int64_t one = 1, count = 0;
-  dlx_tensor cell, spread_cell, made;
-  const dlx_tensor *use;
-  int rc = check_tensor(name, dst, dst, err);
-  if (rc == 0) rc = check_mask(name, mask, dst, err);
-  if (rc == 0) rc = dlx_check_writable(dst, err);
-  if (rc == 0) rc = apart_from(dst, mask, &made, &use, err);
-  if (rc != 0) return rc;
-  rc = count_for(name, dst, use, &count, err);
-  if (rc == 0 && count > 0)
-    rc = dlx_tensor_empty(&cell, &one, 1, dst->dtype, dst->buffer->device, err);
-  if (rc == 0 && count > 0) {
-    rc = dlx_fill(&cell, value, err);
-    if (rc == 0) {
-      spread_cell = cell;
-      spread_cell.shape[0] = count;
-      spread_cell.strides[0] = 0;
-      rc = masked_scatter(name, dst, use, &spread_cell, count, err);
-    }
-    dlx_tensor_close(&cell);
-  }
-  close_made(&made);
-  return rc;
-}
-
-int dlx_masked_assign(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_tensor *src,
-                      dlx_error *err) {
-  const char *name = "masked assignment";
+/* dst[mask] = src (one element, or one per true mask element), named `name` in errors. */
+static int masked_write(const char *name, const dlx_tensor *dst, const dlx_tensor *mask,
+                        const dlx_tensor *src, dlx_error *err) {
   int64_t count = 0;
   dlx_tensor made, made_mask, line;
   const dlx_tensor *use, *use_mask;
@@ -439,6 +405,24 @@ int dlx_masked_assign(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_t
   }
   close_made(&made_mask);
   return rc;
+}
+
+int dlx_masked_fill(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_scalar *value,
+                    dlx_error *err) {
+  int64_t one = 1;
+  dlx_tensor cell;
+  int rc = check_tensor("masked_fill_", dst, dst, err);
+  if (rc == 0) rc = dlx_tensor_empty(&cell, &one, 1, dst->dtype, dst->buffer->device, err);
+  if (rc != 0) return rc;
+  rc = dlx_fill(&cell, value, err);
+  if (rc == 0) rc = masked_write("masked_fill_", dst, mask, &cell, err);
+  dlx_tensor_close(&cell);
+  return rc;
+}
+
+int dlx_masked_assign(const dlx_tensor *dst, const dlx_tensor *mask, const dlx_tensor *src,
+                      dlx_error *err) {
+  return masked_write("masked assignment", dst, mask, src, err);
 }
 
 int dlx_nonzero(dlx_tensor *out, const dlx_tensor *src, dlx_error *err) {

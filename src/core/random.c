@@ -90,11 +90,7 @@ int dlx_random_fill(dlx_generator *g, const dlx_tensor *t, dlx_random_request *r
   if (rc == 0) rc = dlx_check_writable(t, err);
   if (rc == 0) rc = check_request(t, r, name, err);
   if (rc != 0) return rc;
-  if (backend->fill_random == NULL) {
-    char device[48];
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", name,
-                    dlx_device_format(t->buffer->device, device, sizeof device));
-  }
+  if (backend->fill_random == NULL) return dlx_not_implemented(err, name, t->buffer->device);
   if (n == 0) return 0;
   r->seed = g->seed;
   r->offset = g->offset;

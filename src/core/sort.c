@@ -50,11 +50,8 @@ static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *er
                     dtype);
   if (dlx_sort_key_kind(src->dtype) < 0)
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s cannot be sorted", name, dtype);
-  if (src->buffer->backend->sort_rows == NULL) {
-    char device[48];
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", name,
-                    dlx_device_format(src->buffer->device, device, sizeof device));
-  }
+  if (src->buffer->backend->sort_rows == NULL)
+    return dlx_not_implemented(err, name, src->buffer->device);
   return 0;
 }
 

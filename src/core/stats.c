@@ -36,12 +36,6 @@ int dlx_stat_dtype(const char *name, dlx_dtype in, dlx_dtype *out, dlx_error *er
   }
 }
 
-static int not_implemented(const char *name, const dlx_tensor *src, dlx_error *err) {
-  char device[48];
-  return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet", name,
-                  dlx_device_format(src->buffer->device, device, sizeof device));
-}
-
 static int check_param(dlx_stat_op op, double param, dlx_error *err) {
   if ((op == DLX_STAT_VAR || op == DLX_STAT_STD) && !isfinite(param))
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: the correction must be a finite number",
@@ -75,7 +69,8 @@ int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_ten
   if (rc == 0) rc = check_param(op, param, err);
   if (rc != 0) return rc;
   if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
-  if (backend->reduce_stat == NULL) return not_implemented(dlx_stat_name(op), src, err);
+  if (backend->reduce_stat == NULL)
+    return dlx_not_implemented(err, dlx_stat_name(op), src->buffer->device);
   for (int32_t d = 0; d < src->ndim; d++)
     shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
   rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
@@ -109,7 +104,7 @@ int dlx_along_dim(dlx_tensor *out, dlx_dim_op op, const dlx_tensor *src, int32_t
                     (int)dim + 1, (int)src->ndim);
   if (dtype == DLX_COMPLEX64 || dtype == DLX_COMPLEX128)
     return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor is not supported", name);
-  if (backend->along_dim == NULL) return not_implemented(name, src, err);
+  if (backend->along_dim == NULL) return dlx_not_implemented(err, name, src->buffer->device);
   if (src->ndim == 0) { /* one element, as a 1-d line */
     line.ndim = 1;
     line.shape[0] = 1;

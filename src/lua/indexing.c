@@ -60,16 +60,7 @@ static void checkrange(lua_State *L, int idx, int64_t size, index_step *out) {
   /* {i} alone is the range of one element, as Torch7 reads it */
   last = count == 1 ? first : range_position(L, -2, size, step > 0 ? size : 1);
   lua_pop(L, 3);
-  if (step > 0) {
-    first = first < 1 ? 1 : first;
-    last = last > size ? size : last;
-  } else {
-    first = first > size ? size : first;
-    last = last < 1 ? 1 : last;
-  }
-  /* a step longer than the dim takes one element at most: keep stride * step small */
-  if (step > size) step = size > 0 ? size : 1;
-  if (step < -size) step = size > 0 ? -size : -1;
+  dlxl_clamp_range(size, &first, &last, &step);
   out->select = false;
   out->first = first - 1;
   out->last = last - 1;

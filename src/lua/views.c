@@ -98,6 +98,19 @@ static int tensor_transpose(lua_State *L) {
 }
 
 /* A first/last position of string.sub: negative counts from the end (-1 is size). */
+void dlxl_clamp_range(int64_t size, int64_t *first, int64_t *last, int64_t *step) {
+  if (*step > 0) {
+    *first = *first < 1 ? 1 : *first;
+    *last = *last > size ? size : *last;
+  } else {
+    *first = *first > size ? size : *first;
+    *last = *last < 1 ? 1 : *last;
+  }
+  /* a step longer than the dim takes one element at most: keep stride * step small */
+  if (*step > size) *step = size > 0 ? size : 1;
+  if (*step < -size) *step = size > 0 ? -size : -1;
+}
+
 static int64_t position(lua_State *L, int idx, const char *what, int64_t size, int64_t def) {
   lua_Integer i;
   if (lua_isnoneornil(L, idx)) return def;
@@ -119,16 +132,7 @@ static int tensor_slice(lua_State *L) {
   if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "slice step must not be 0");
   first = position(L, 3, "first", size, step > 0 ? 1 : size);
   last = position(L, 4, "last", size, step > 0 ? size : 1);
-  if (step > 0) {
-    first = first < 1 ? 1 : first;
-    last = last > size ? size : last;
-  } else {
-    first = first > size ? size : first;
-    last = last < 1 ? 1 : last;
-  }
-  /* a step longer than the dim takes one element at most: keep stride * step small */
-  if (step > size) step = size > 0 ? size : 1;
-  if (step < -size) step = size > 0 ? -size : -1;
+  dlxl_clamp_range(size, &first, &last, &step);
   out = dlxl_newtensor(L, t->ndim);
   dlxl_check(L, dlx_slice(&made, t, dim, first - 1, last - 1, step, &err), &err);
   dlxl_settensor(L, out, &made);
