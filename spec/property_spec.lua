@@ -290,16 +290,7 @@ for _, d in ipairs(DTYPES) do
   if d ~= "bfloat16" then NUMPY_DTYPES[#NUMPY_DTYPES + 1] = d end
 end
 
--- A python3 that has numpy (Debian's python3-numpy is /usr/bin/python3's), or nil.
-local function python_with_numpy()
-  for _, python in ipairs { os.getenv("DLX_PYTHON") or "python3", "/usr/bin/python3" } do
-    -- (without the sanitizer runtime that an ASan test run preloads into lua5.4)
-    python = "env -u LD_PRELOAD " .. python
-    if os.execute(python .. " -c 'import numpy' >/dev/null 2>&1") == true then return python end
-  end
-  return nil
-end
-local PYTHON = python_with_numpy()
+local PYTHON = require("spec.property_numpy").python_with_numpy()
 
 local function format_value(v)
   if type(v) == "boolean" then return v and "1" or "0" end
