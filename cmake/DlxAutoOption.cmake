@@ -25,16 +25,38 @@ function(dlx_auto_option var doc)
   set(${var}_MODE ${mode} PARENT_SCOPE)
 endfunction()
 
-# dlx_auto_option_skip(<var> <what> <why>...): <what> is not built, for the reason <why> (the
-# arguments joined). Under ON that stops the configuration; under AUTO and OFF it is one status
-# line.
-function(dlx_auto_option_skip var what)
+# dlx_backend_summary(<name> <text>...): one line of the configure summary that the root
+# CMakeLists.txt prints at its end (dlx_print_backend_summary): which backend is built and why.
+function(dlx_backend_summary name)
+  string(JOIN "" text ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY DLX_BACKEND_SUMMARY "${name}|${text}")
+endfunction()
+
+function(dlx_print_backend_summary)
+  get_property(lines GLOBAL PROPERTY DLX_BACKEND_SUMMARY)
+  message(STATUS "dlx backends:")
+  foreach(line IN LISTS lines)
+    string(FIND "${line}" "|" bar)
+    string(SUBSTRING "${line}" 0 ${bar} name)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${line}" ${bar} -1 text)
+    string(LENGTH "${name}" length)
+    math(EXPR pad "11 - ${length}")
+    string(REPEAT " " ${pad} spaces)
+    message(STATUS "  ${name}${spaces}${text}")
+  endforeach()
+endfunction()
+
+# dlx_auto_option_skip(<var> <name> <why>...): the backend <name> is not built, for the reason
+# <why> (the arguments joined). Under ON that stops the configuration; under AUTO and OFF it is
+# its line of the configure summary.
+function(dlx_auto_option_skip var name)
   string(JOIN "" why ${ARGN})
   if(${var}_MODE STREQUAL "ON")
-    message(FATAL_ERROR "${var}=ON, but ${what} cannot be built: ${why}")
+    message(FATAL_ERROR "${var}=ON, but the ${name} backend cannot be built: ${why}")
   elseif(${var}_MODE STREQUAL "OFF")
-    message(STATUS "dlx: ${what}: not built (${var}=OFF)")
+    dlx_backend_summary(${name} "not built (${var}=OFF)")
   else()
-    message(STATUS "dlx: ${what}: not built (${var}=AUTO; ${why})")
+    dlx_backend_summary(${name} "not built (${var}=AUTO): ${why}")
   endif()
 endfunction()

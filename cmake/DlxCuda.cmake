@@ -1,8 +1,11 @@
-# The CUDA backend (src/cuda), DLX_CUDA = AUTO | ON | OFF: AUTO builds it when the CUDA toolkit
-# (nvcc) is found.
+# The CUDA backend (src/cuda), DLX_CUDA = AUTO | ON | OFF: AUTO builds it when this machine has
+# an NVIDIA GPU (a driver that shows one: cmake/DlxCudaGpus.cmake) and the CUDA toolkit (nvcc);
+# ON builds it whenever the toolkit is found (CI does, so that the CUDA code always compiles).
 #
 # - Host code is C11 (src/cuda/*.c, calling the CUDA runtime's C API); kernels are CUDA C++
-#   (src/cuda/*.cu), built for sm_80 and sm_90 plus PTX (compute_90) for newer GPUs.
+#   (src/cuda/*.cu), built for DLX_CUDA_ARCHITECTURES (CMake's CUDA_ARCHITECTURES syntax) when it
+#   is set, else for the GPUs found here (plus PTX for newer ones), else (ON without a GPU) for
+#   sm_80 and sm_90 plus PTX (compute_90). nvcc takes minutes per architecture.
 # - Both are sources of dlx_objects, which then carries DLX_WITH_CUDA (for the backend list in
 #   src/backends/builtin.c, and for tests/c/test_cuda.c) and the static CUDA runtime to every
 #   target that links it: the module loads on machines without libcudart, and on those without
@@ -56,25 +59,55 @@ function(dlx_cuda_build)
                    INSTALLED ${CUDA_cudart_static_LIBRARY} stdc++ ${CMAKE_DL_LIBS} rt pthread)
 endfunction()
 
+include(DlxCudaGpus)
 dlx_auto_option(DLX_CUDA "Build the CUDA backend")
-set(what "CUDA backend")
+set(DLX_CUDA_ARCHITECTURES "$ENV{DLX_CUDA_ARCHITECTURES}" CACHE STRING
+    "CUDA architectures of the kernels (e.g. 90-real;90-virtual); empty: the GPUs found here")
+set(what cuda)
 if(DLX_CUDA_MODE STREQUAL "OFF")
-  dlx_auto_option_skip(DLX_CUDA "${what}")
+  dlx_auto_option_skip(DLX_CUDA ${what})
 elseif(DLX_CUDA_MODE STREQUAL "AUTO" AND (DLX_SANITIZE OR DLX_TSAN OR DLX_FUZZ))
-  dlx_auto_option_skip(DLX_CUDA "${what}" "a sanitizer build: DLX_CUDA=ON forces it")
+  dlx_auto_option_skip(DLX_CUDA ${what} "a sanitizer build")
 else()
-  dlx_cuda_find_toolkit(toolkit)
-  if(toolkit)
-    # Before enable_language: the targets made from here on start with these (those that link
-    # dlx_objects link through CUDA's host linker); dlx_objects, made before, is given them.
-    set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
-    enable_language(CUDA)
-    dlx_cuda_build()
-    set(DLX_WITH_CUDA ON)
-    message(STATUS "dlx: CUDA backend: built with ${CMAKE_CUDA_COMPILER} "
-                   "(${CMAKE_CUDA_COMPILER_VERSION}), sm_80 sm_90 + PTX, static runtime")
+  # The GPU first: without one, AUTO need not even look for the toolkit.
+  dlx_cuda_gpu_architectures(gpu_architectures gpu_why)
+  if(DLX_CUDA_MODE STREQUAL "AUTO" AND NOT gpu_architectures)
+    dlx_auto_option_skip(DLX_CUDA ${what} "${gpu_why}")
   else()
-    dlx_auto_option_skip(DLX_CUDA "${what}" "no CUDA toolkit found: install it, put nvcc on "
-                         "PATH or pass -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")
+    dlx_cuda_find_toolkit(toolkit)
+    if(NOT toolkit)
+      dlx_auto_option_skip(DLX_CUDA ${what} "no CUDA toolkit found: install it, put nvcc on "
+                           "PATH or pass -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")
+    else()
+      if(DLX_CUDA_ARCHITECTURES)
+        set(architectures ${DLX_CUDA_ARCHITECTURES})
+        set(architectures_why "DLX_CUDA_ARCHITECTURES")
+      elseif(gpu_architectures)
+        set(architectures ${gpu_architectures})
+        set(architectures_why "${gpu_why}")
+        dlx_cuda_keep_supported(architectures ${CMAKE_CUDA_COMPILER} dropped)
+        if(dropped)
+          string(APPEND architectures_why ", and this nvcc cannot build for ${dropped}")
+        endif()
+      else()
+        set(architectures 80-real 90-real 90-virtual)
+        set(architectures_why "no GPU here: the default set")
+      endif()
+      if(NOT architectures)
+        dlx_auto_option_skip(DLX_CUDA ${what} "${architectures_why}: set DLX_CUDA_ARCHITECTURES")
+        return()
+      endif()
+      # Before enable_language: the targets made from here on start with these (those that
+      # link dlx_objects link through CUDA's host linker); dlx_objects, made before, is given
+      # them.
+      set(CMAKE_CUDA_ARCHITECTURES ${architectures})
+      enable_language(CUDA)
+      dlx_cuda_build()
+      set(DLX_WITH_CUDA ON)
+      string(REPLACE ";" " " architectures "${architectures}")
+      dlx_backend_summary(${what} "built (DLX_CUDA=${DLX_CUDA_MODE}): nvcc "
+                          "${CMAKE_CUDA_COMPILER_VERSION}, kernels for ${architectures} "
+                          "(${architectures_why}), static runtime")
+    endif()
   endif()
 endif()
