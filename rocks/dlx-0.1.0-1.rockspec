@@ -14,8 +14,9 @@ description = {
   detailed = [[
 dlx gives Lua 5.4 scripts real tensors (views, copies, casts, reductions in C) and speaks
 DLPack, so host applications and other libraries exchange tensors with Lua scripts without
-copying. This release runs on the CPU; the CUDA and Level Zero backends are build options
-(DLX_CUDA, DLX_LEVEL_ZERO = AUTO | ON | OFF) for the releases that add them.
+copying. This release runs on the CPU; the CUDA and Level Zero backends are build options,
+environment variables DLX_CUDA and DLX_LEVEL_ZERO = AUTO | ON | OFF (AUTO: CUDA where the
+machine has an NVIDIA GPU and the toolkit, Level Zero where its compiler is installed).
 ]],
   labels = { "tensor", "dlpack", "array", "numeric" },
   license = "MIT",
@@ -35,17 +36,16 @@ external_dependencies = {
 build = {
   type = "cmake",
   -- LuaRocks' cmake backend sets no prefix, build type or Lua paths itself. LIBDIR and LUADIR
-  -- are where the module and the Lua files go. DLX_CUDA and DLX_LEVEL_ZERO come from the
-  -- command line (`luarocks make ... DLX_CUDA=OFF`); unset, LuaRocks warns about an unmatched
-  -- variable and passes an empty string, which CMake reads as AUTO.
+  -- are where the module and the Lua files go. The backends' options come from the
+  -- environment, which CMake reads (`DLX_CUDA=ON luarocks install dlx`; docs/install.md):
+  -- a rockspec cannot declare a variable with a default, and one named here as $(DLX_CUDA)
+  -- but not given on the command line makes LuaRocks warn "unmatched variable".
   variables = {
     CMAKE_BUILD_TYPE = "Release",
     CMAKE_INSTALL_PREFIX = "$(PREFIX)",
     LUA_INCDIR = "$(LUA_INCDIR)",
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
-    DLX_CUDA = "$(DLX_CUDA)",
-    DLX_LEVEL_ZERO = "$(DLX_LEVEL_ZERO)",
     SLEEF_INCDIR = "$(SLEEF_INCDIR)",
     SLEEF_LIBDIR = "$(SLEEF_LIBDIR)",
     -- Only the module and the Lua files: no tests, and no libdlx for hosts (which would need
