@@ -23,7 +23,7 @@ build=${DLX_BUILD_DIR:-build} # the Release build of scripts/test
 # CPU backend and the binding again, and only their own targets.
 
 section "hostile: dependencies (valgrind, python3-numpy)"
-dlx_install_missing ci interop # (after scripts/test and .ci/run's own, all there already)
+dlx_install_missing ci test # (after scripts/test and .ci/run's own, all there already)
 
 section "hostile: ThreadSanitizer build (clang-16, build-tsan) and the threaded tests"
 # clang-16, not Debian's default clang 14: the first release of TSan's new runtime (14) now and

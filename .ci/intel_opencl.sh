@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI: the Level Zero kernels' test on Intel's CPU OpenCL runtime (from PyPI), the one runtime
 # here with real sub-groups, as well as on PoCL (ctest's ze.kernels_pocl, no sub-groups).
-# Called from .ci/run after .ci/level_zero.sh, on the build/ that scripts/test made; pip
+# Called by scripts/test --all after .ci/level_zero.sh, on the build/ it made; pip
 # installs the runtime into build/intel-opencl-rt (a virtual environment, about 230 MB of
 # wheels). A few minutes, most of them in the test itself.
 set -euo pipefail

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI for the Level Zero backend, called from .ci/run. No Intel GPU is needed:
+# Checks of the Level Zero build, called by scripts/test --all (which .ci/run runs) after its
+# ctest. No Intel GPU is needed:
 #   - the kernels are compiled to SPIR-V by the build (clang-14, llvm-spirv-14) and checked with
 #     spirv-val, then checked again here;
 #   - the oneapi specs run on the test driver (tests/ze_driver) through the real loader with its

@@ -60,3 +60,19 @@ function(dlx_auto_option_skip var name)
     dlx_backend_summary(${name} "not built (${var}=AUTO): ${why}")
   endif()
 endfunction()
+
+# dlx_suite_skipped(<what> <why>...): a test suite that is not registered in this build and why
+# (a peer not installed, a backend not built). Written at the end of the configuration to
+# <build>/skipped-suites.txt (dlx_write_skipped_suites), where scripts/test reads it to say in
+# its last line what it did not run.
+function(dlx_suite_skipped what)
+  string(JOIN "" why ${ARGN})
+  message(STATUS "dlx: ${what} not registered: ${why}")
+  set_property(GLOBAL APPEND PROPERTY DLX_SKIPPED_SUITES "${what}: ${why}")
+endfunction()
+
+function(dlx_write_skipped_suites)
+  get_property(lines GLOBAL PROPERTY DLX_SKIPPED_SUITES)
+  list(JOIN lines "\n" text)
+  file(WRITE ${PROJECT_BINARY_DIR}/skipped-suites.txt "${text}\n")
+endfunction()

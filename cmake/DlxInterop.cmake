@@ -11,13 +11,13 @@
 # by hand (docs/status.md).
 #   interop.libtorch        examples/libtorch, a C++ host built against Debian's libtorch-dev
 # Each is registered only when what it needs is installed (apt-get install python3-numpy
-# python3-torch python3-pytest python3-venv libtorch-dev g++; .ci/interop.sh does it), with a
+# python3-torch python3-pytest python3-venv libtorch-dev g++; scripts/test --all does it), with a
 # message saying what is missing.
 set(DLX_INTEROP_PYTHON "/usr/bin/python3" CACHE FILEPATH
     "Python with Debian's NumPy and PyTorch, for the interop tests")
 
 function(dlx_interop_skip what)
-  message(STATUS "dlx interop: ${what} not registered: ${ARGN}")
+  dlx_suite_skipped("${what}" ${ARGN})
 endfunction()
 
 # True in ${out} when `${DLX_INTEROP_PYTHON} -c "import ${module}"` works.
@@ -93,8 +93,11 @@ function(dlx_add_interop_tests)
       add_test(NAME interop.python.jax.venv
                COMMAND ${PROJECT_SOURCE_DIR}/tests/interop/make_jax_venv.sh
                        ${DLX_INTEROP_PYTHON} ${venv})
-      set_tests_properties(interop.python.jax.venv PROPERTIES FIXTURES_SETUP jax_venv TIMEOUT 900)
-      dlx_add_pytest(jax ${venv}/bin/python test_jax.py FIXTURES_REQUIRED jax_venv)
+      # Label heavy: the venv downloads about 640 MB of wheels, so scripts/test runs it only
+      # with --all (ctest -LE heavy otherwise).
+      set_tests_properties(interop.python.jax.venv PROPERTIES FIXTURES_SETUP jax_venv TIMEOUT 900
+                                                              LABELS heavy)
+      dlx_add_pytest(jax ${venv}/bin/python test_jax.py FIXTURES_REQUIRED jax_venv LABELS heavy)
     else()
       dlx_interop_skip("interop.python.numpy2 and interop.python.jax" "apt-get install python3-venv")
     endif()

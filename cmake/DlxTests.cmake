@@ -55,7 +55,7 @@ if(DLX_BUSTED)
            WORKING_DIRECTORY ${src})
   set_tests_properties(busted PROPERTIES ENVIRONMENT "${DLX_LUA_TEST_ENV}")
 else()
-  message(STATUS "dlx: busted not found: the specs are not registered (apt-get install lua-busted)")
+  dlx_suite_skipped("the busted specs" "busted not found (apt-get install lua-busted)")
 endif()
 
 # ---- examples/tour.lua with lua5.4, against the Lua files and the module of this tree --------
@@ -117,6 +117,6 @@ if(legacy_ok)
   add_test(NAME c.test_abi_compat COMMAND test_abi_compat)
   set_tests_properties(c.test_abi_compat PROPERTIES ENVIRONMENT "${DLX_SANITIZER_ENV}")
 else()
-  message(STATUS "dlx: the 0.x dlpack/dlpack.h of libdlpack-dev was not found: the ABI "
-                 "compatibility test is not registered (apt-get install libdlpack-dev)")
+  dlx_suite_skipped("c.test_abi_compat" "the 0.x dlpack/dlpack.h of libdlpack-dev was not "
+                    "found (apt-get install libdlpack-dev)")
 endif()

@@ -38,7 +38,10 @@ dlx_install_missing() {
     sudo=(sudo)
   fi
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+  # Without the recommended packages: they double the size (python3-pip alone would bring a
+  # compiler toolchain and Python's headers) and nothing here needs them.
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    "${missing[@]}"
 }
 
 # Configures and builds a CMake preset (CMakePresets.json) with every core; more arguments go
@@ -54,4 +57,11 @@ dlx_build() {
 dlx_version() {
   sed -n 's/^#define DLX_VERSION_STRING "\(.*\)"$/\1/p' \
     "$(dirname "${BASH_SOURCE[0]}")/../include/dlx.h"
+}
+
+# Runs ctest with a test preset and more arguments (--parallel: every core).
+dlx_ctest() {
+  local preset=$1
+  shift
+  ctest --preset "$preset" --parallel "$(nproc)" "$@"
 }

@@ -7,7 +7,7 @@
 # shuffles. The runtime comes from PyPI (intel-opencl-rt, Intel's licence; not a Debian package):
 # pip installs it into a virtual environment under the build directory (reused by later runs),
 # and the system's OpenCL ICD loader (ocl-icd, which the test links) is pointed at it alone.
-# CI runs this through .ci/intel_opencl.sh.
+# scripts/test --all (and so CI) runs this through .ci/intel_opencl.sh.
 #
 # usage: tests/ze_kernels/intel_opencl_rt.sh [BUILD_DIR]   (a build with DLX_LEVEL_ZERO on)
 set -euo pipefail
