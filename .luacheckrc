@@ -1,4 +1,5 @@
--- luacheck (Debian's lua-check) for lua/, spec/ and examples/: `luacheck lua spec examples`.
+-- luacheck (Debian's lua-check) for lua/, spec/, examples/ and tools/:
+-- `luacheck lua spec examples tools`.
 std = "lua54"
 max_line_length = 100
 codes = true -- show warning codes, so that an inline `-- luacheck: ignore 211` is easy to write

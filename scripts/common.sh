@@ -65,3 +65,16 @@ dlx_ctest() {
   shift
   ctest --preset "$preset" --parallel "$(nproc)" "$@"
 }
+
+# The root of this checkout, as an absolute path.
+DLX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# The Lua search paths that point lua5.4 at this checkout (scripts/env, scripts/tour): the Lua
+# modules of lua/, and dlx/core.so of the build directory $1 (default build/). The ;; at the end
+# stands for Lua's default path, so that other modules (luassert, ...) are still found.
+dlx_lua_path() {
+  printf '%s\n' "$DLX_ROOT/lua/?.lua;$DLX_ROOT/lua/?/init.lua;;"
+}
+dlx_lua_cpath() {
+  printf '%s\n' "${1:-$DLX_ROOT/build}/?.so;;"
+}

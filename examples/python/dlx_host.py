@@ -269,7 +269,13 @@ class _Api:
     """The Lua C API and dlx's, bound once per library pair."""
 
     def __init__(self, libdlx, liblua):
-        dlx = ctypes.CDLL(libdlx)
+        try:
+            dlx = ctypes.CDLL(libdlx)
+        except OSError as e:
+            raise OSError(
+                "%s: dlx_host needs libdlx.so: build dlx (build/libdlx.so of this checkout is "
+                "found by itself) or set DLX_LIBRARY to its path" % e
+            ) from None
         # libdlx.so records liblua5.4.so.0 as a dependency: this is the same Lua.
         lua = ctypes.CDLL(liblua)
         P, I, V = ctypes.c_void_p, ctypes.c_int, None

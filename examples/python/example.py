@@ -1,15 +1,48 @@
 """Runs examples/python/script.lua on NumPy arrays and PyTorch tensors through dlx_host.
 
-    DLX_LIBRARY=build/libdlx.so python3 examples/python/example.py
+    python3 examples/python/example.py
 
-(DLX_LIBRARY may be left out when build/libdlx.so exists.) PyTorch is optional.
+dlx_host loads build/libdlx.so of this checkout (the default build makes it), or the library that
+DLX_LIBRARY names: DLX_LIBRARY=/path/to/libdlx.so python3 examples/python/example.py.
+
+It needs NumPy; PyTorch is optional. When the Python that runs it has no NumPy (a python3 of
+pyenv, conda or a virtual environment first on the PATH, say), it runs itself again with
+/usr/bin/python3 if that one has NumPy (Debian's python3-numpy, which scripts/test installs);
+otherwise it stops and names the Python it ran under. Then install NumPy for that Python, or make
+a virtual environment with NumPy (on Debian, apt-get install python3-venv first) and run the
+example with its Python:
+
+    python3 -m venv .venv && .venv/bin/pip install numpy
+    .venv/bin/python examples/python/example.py
 """
 
 import os
+import subprocess
+import sys
 
-import numpy as np
+SYSTEM_PYTHON = "/usr/bin/python3"
 
-from dlx_host import LuaState
+try:
+    import numpy as np
+except ImportError:
+    other = os.path.exists(SYSTEM_PYTHON) and not os.path.samefile(sys.executable, SYSTEM_PYTHON)
+    if other and subprocess.call([SYSTEM_PYTHON, "-c", "import numpy"],
+                                 stderr=subprocess.DEVNULL) == 0:
+        print("example.py: %s has no NumPy; running under %s, which has it"
+              % (sys.executable, SYSTEM_PYTHON), file=sys.stderr)
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    sys.exit(
+        "example.py needs NumPy, and this Python has none%s:\n"
+        "  %s (Python %s)\n"
+        "Install NumPy for it (Debian's %s: apt-get install python3-numpy), or make a virtual\n"
+        "environment with NumPy and run the example with its Python:\n"
+        "  python3 -m venv .venv && .venv/bin/pip install numpy\n"
+        "  .venv/bin/python examples/python/example.py"
+        % (" (nor has %s)" % SYSTEM_PYTHON if other else "", sys.executable,
+           sys.version.split()[0], SYSTEM_PYTHON)
+    )
+
+from dlx_host import LuaState  # noqa: E402 (after the NumPy check)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -8,7 +8,7 @@
 local found, luassert = pcall(require, "luassert")
 if not found then
   error("dlx.assert needs luassert, the assertion library of busted (apt-get install "
-    .. "lua-busted, or luarocks install luassert):\n" .. tostring(luassert), 2)
+    .. "lua-luassert, or luarocks install luassert):\n" .. tostring(luassert), 2)
 end
 local say = require "say"
 local util = require "luassert.util"
