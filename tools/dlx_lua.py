@@ -64,6 +64,10 @@ def _capsule_destructor(capsule):
             _call_deleter(_raw_get_pointer(capsule, name), versioned)
 
 
+class LuaError(RuntimeError):
+    """An error raised in Lua (by dlx or the chunk), with Lua's message."""
+
+
 def capsule_data_ptr(capsule):
     """The address of a capsule's first element (data + byte_offset), read without consuming
     the capsule."""
@@ -115,7 +119,7 @@ class DlxLua:
     def _error(self):
         msg = self.lua.lua_tolstring(self.L, -1, None)
         self.lua.lua_settop(self.L, 0)
-        return RuntimeError((msg or b"?").decode())
+        return LuaError((msg or b"?").decode())
 
     def run(self, code):
         """Runs a Lua chunk; returns the string its `return` gives (tostring), or None."""
