@@ -1,11 +1,12 @@
 """dlx_lua: dlx in a Python process, through ctypes, for the GPU interop test and benchmark.
 
-Loads libdlx.so (built with the CUDA backend) and Lua 5.4 (liblua5.4.so.0), both carried next
-to this file by tools/carry.sh, opens a Lua state with dlx preloaded, and moves tensors between
-Python's DLPack producers/consumers (PyTorch, CuPy) and Lua without copies:
+Loads libdlx.so.0 (built with the CUDA backend) and Lua 5.4 (liblua5.4.so.0) from the folder
+$DLX_CARRY names (tools/gpu-check pack makes it, tools/gpu-check run sets the variable), else
+from this file's folder; opens a Lua state with dlx preloaded, and moves tensors between Python's
+DLPack producers/consumers (PyTorch, CuPy, JAX) and Lua without copies:
 
     lua = DlxLua()
-    lua.set_tensor("x", torch_tensor, stream=lua.current_stream_value())  # into Lua
+    lua.set_tensor("x", torch_tensor, stream=1)  # into Lua, read on the legacy default stream
     lua.run("y = x:sum()")
     t = torch.from_dlpack(lua.tensor("x"))   # a Lua tensor as a __dlpack__ object
 """
@@ -63,8 +64,29 @@ def _capsule_destructor(capsule):
             _call_deleter(_raw_get_pointer(capsule, name), versioned)
 
 
+class LuaError(RuntimeError):
+    """An error raised in Lua (by dlx or the chunk), with Lua's message."""
+
+
+def capsule_data_ptr(capsule):
+    """The address of a capsule's first element (data + byte_offset), read without consuming
+    the capsule."""
+    versioned = bool(_api.PyCapsule_IsValid(capsule, b"dltensor_versioned"))
+    ptr = _api.PyCapsule_GetPointer(capsule, b"dltensor_versioned" if versioned else b"dltensor")
+    # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the DLTensor
+    tensor = ptr + (32 if versioned else 0)
+    data = ctypes.c_void_p.from_address(tensor).value or 0
+    return data + ctypes.c_uint64.from_address(tensor + 40).value  # DLTensor.byte_offset
+
+
+def default_libdir():
+    """The folder holding libdlx.so.0 and liblua5.4.so.0: $DLX_CARRY, else this file's."""
+    return os.environ.get("DLX_CARRY") or HERE
+
+
 class DlxLua:
-    def __init__(self, libdir=HERE):
+    def __init__(self, libdir=None):
+        libdir = libdir or default_libdir()
         self.lua = ctypes.CDLL(os.path.join(libdir, "liblua5.4.so.0"), mode=ctypes.RTLD_GLOBAL)
         self.dlx = ctypes.CDLL(os.path.join(libdir, "libdlx.so.0"), mode=ctypes.RTLD_GLOBAL)
         lua = self.lua
@@ -97,7 +119,7 @@ class DlxLua:
     def _error(self):
         msg = self.lua.lua_tolstring(self.L, -1, None)
         self.lua.lua_settop(self.L, 0)
-        return RuntimeError((msg or b"?").decode())
+        return LuaError((msg or b"?").decode())
 
     def run(self, code):
         """Runs a Lua chunk; returns the string its `return` gives (tostring), or None."""
@@ -113,10 +135,13 @@ class DlxLua:
     def number(self, code):
         return float(self.run("return " + code))
 
-    def set_tensor(self, name, obj, stream=None):
+    def set_tensor(self, name, obj, stream=None, **dlpack_kwargs):
         """Imports obj (anything with __dlpack__) into the Lua global `name`, zero-copy.
-        stream: the DLPack stream value the Lua side will read on (None: legacy default)."""
-        kwargs = {} if stream is None else {"stream": stream}
+        stream: the DLPack stream value the Lua side will read on (None: legacy default);
+        dlpack_kwargs (dl_device, copy) go to obj.__dlpack__ as they are."""
+        kwargs = dict(dlpack_kwargs)
+        if stream is not None:
+            kwargs["stream"] = stream
         try:
             capsule = obj.__dlpack__(max_version=(1, 3), **kwargs)
         except TypeError:
@@ -175,3 +200,7 @@ class LuaTensor:
         if copy is not None:
             opts.append("copy = " + ("true" if copy else "false"))
         return self.lua.capsule(f"{self.name}:__dlpack {{{', '.join(opts)}}}")
+
+    def data_ptr(self):
+        """The address of the tensor's first element."""
+        return capsule_data_ptr(self.__dlpack__(max_version=(1, 3)))

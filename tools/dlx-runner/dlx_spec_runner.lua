@@ -2,7 +2,8 @@
 -- needs the C modules lfs, luasystem and lua-term) is not available. The subset busted's specs
 -- use here: describe/context/insulate/expose, it/spec/test, pending, setup/teardown (and their
 -- lazy_/strict_ forms), before_each/after_each, finally, luassert's assert, spy, stub and mock,
--- and tags written as #name in descriptions (--tags=a,b runs only what carries one of them).
+-- and tags written as #name in descriptions (--tags=a,b runs only what carries one of them,
+-- --exclude-tags=a,b leaves out what carries one of them, as busted's options do).
 -- Output is busted's plain terminal form; the exit status is 1 when anything failed.
 local assert_module = require "luassert"
 _G.assert = assert_module
@@ -15,6 +16,7 @@ local current = root
 local results = { success = 0, failure = 0, error = 0, pending = 0 }
 local pendings, failures = {}, {}
 local wanted_tags = nil -- set of tag names, or nil for every test
+local excluded_tags = {} -- set of tag names whose tests do not run
 local cleanups -- the running test's finally() functions
 
 local function add_child(kind, name, fn)
@@ -65,11 +67,12 @@ local function full_name(node)
 end
 
 local function selected(node)
-  if wanted_tags == nil then return true end
+  local wanted = wanted_tags == nil
   for tag in full_name(node):gmatch("#([%w_%-]+)") do
-    if wanted_tags[tag] then return true end
+    if excluded_tags[tag] then return false end
+    if wanted_tags and wanted_tags[tag] then wanted = true end
   end
-  return false
+  return wanted
 end
 
 local function report(status, node, message)
@@ -162,15 +165,18 @@ end
 local files = {}
 for _, a in ipairs { ... } do
   local tags = a:match("^%-%-tags=(.*)$")
+  local excluded = a:match("^%-%-exclude%-tags=(.*)$")
   if tags then
     wanted_tags = {}
     for tag in tags:gmatch("[^,]+") do wanted_tags[tag] = true end
+  elseif excluded then
+    for tag in excluded:gmatch("[^,]+") do excluded_tags[tag] = true end
   else
     files[#files + 1] = a
   end
 end
 if #files == 0 then
-  io.stderr:write("usage: dlx-runner --spec [--tags=a,b] spec_files...\n")
+  io.stderr:write("usage: dlx-runner --spec [--tags=a,b] [--exclude-tags=a,b] spec_files...\n")
   os.exit(2)
 end
 

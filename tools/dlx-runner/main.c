@@ -4,7 +4,8 @@
  *
  *   dlx-runner script.lua [args...]      runs a script (arg[0] = script, arg[1..] = args)
  *   dlx-runner -e 'code'                 runs a chunk
- *   dlx-runner --spec [--tags=T] files   runs busted-style spec files (lua/dlx_spec_runner.lua)
+ *   dlx-runner --spec [--tags=T] files   runs busted-style spec files (lua/dlx_spec_runner.lua;
+ *                                        --exclude-tags=T leaves tagged tests out)
  *
  * package.path gets <dir>/lua/?.lua and ./?.lua, package.cpath <dir>/?.so, where <dir> is the
  * directory of the executable: the carried luassert and the spec runner live there. Lua's API
@@ -81,7 +82,7 @@ static int run_chunk(lua_State *L, int status, int nargs, char **args) {
 static void usage(void) {
   fprintf(stderr, "usage: dlx-runner script.lua [args...]\n"
                   "       dlx-runner -e 'lua code'\n"
-                  "       dlx-runner --spec [--tags=TAG] spec_files...\n");
+                  "       dlx-runner --spec [--tags=a,b] [--exclude-tags=a,b] spec_files...\n");
 }
 
 int main(int argc, char **argv) {
