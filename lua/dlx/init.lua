@@ -24,7 +24,7 @@ local dlx = {
   -- dlx.type(v): "tensor", "closed tensor", "capsule", "device", "stream" or nil, as io.type
   type = core.type,
   -- dlx.error_class(err): "TypeError", "ValueError", "BufferError", "DeviceError",
-  -- "MemoryError", "OSError", or nil for an error without a dlx class
+  -- "MemoryError", "OSError", "LinAlgError", or nil for an error without a dlx class
   error_class = core.error_class,
   memory_allocated = core.memory_allocated,
   -- dlx.empty_cache([device]): gives the blocks the caching allocators keep for reuse back to the
