@@ -8,6 +8,7 @@ local dlpack = require "dlx.dlpack"
 local print_module = require "dlx.print"
 local cuda = require "dlx.cuda"
 local compare = require "dlx.compare"
+local linalg = require "dlx.linalg"
 
 local dlx = {
   version = core.version,
@@ -36,6 +37,7 @@ local dlx = {
   current_stream = core.current_stream,
   with_stream = function(s, fn, ...) return s:use(fn, ...) end,
   cuda = cuda,
+  linalg = linalg,
   Tensor = core.Tensor,
 }
 

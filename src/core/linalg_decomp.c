@@ -279,10 +279,13 @@ static int linalg_failure(const lcall *c, dlx_error *err) {
                     "%s:%s The QR algorithm failed to compute all the eigenvalues (error code: "
                     "%lld).",
                     r->name, where, info);
-  default:
+  case DLX_LINALG_LSTSQ:
     return dlx_fail(err, DLX_LINALG_ERROR,
                     "%s:%s The SVD of the least squares problem failed to converge (error code: "
                     "%lld).",
+                    r->name, where, info);
+  default: /* (LAPACK's LU and QR do not fail; another backend's might) */
+    return dlx_fail(err, DLX_LINALG_ERROR, "%s:%s The decomposition failed (error code: %lld).",
                     r->name, where, info);
   }
 }

@@ -251,6 +251,11 @@ static dlx_li op_cholesky(job *j, int64_t i, space *s) {
   dlx_li info = dlx_lp_potrf(r->dtype, upper ? 'U' : 'L', j->n, a);
   (void)s;
   if (info != 0) return info;
+  for (dlx_li q = 0; q < j->n; q++) { /* NaN passes OpenBLAS's test (ajj <= 0): not ours */
+    double re, im;
+    get(r->dtype, elem(j, a, q, q, j->n), &re, &im);
+    if (re != re) return q + 1;
+  }
   for (dlx_li c = 0; c < j->n; c++) { /* the other triangle */
     dlx_li first = upper ? c + 1 : 0, count = upper ? j->n - c - 1 : c;
     memset(elem(j, a, first, c, j->n), 0, (size_t)count * j->item);
