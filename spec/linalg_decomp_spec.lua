@@ -163,16 +163,29 @@ describe("dlx.linalg", function()
   end)
 
   describe("cholesky", function()
-    it("gives L with L Lᴴ = A, and U with Uᴴ U = A", function()
+    it("gives L with L Lᴴ = A, and U with Uᴴ U = A (small kernels and LAPACK)", function()
       each_case(function(dtype, layout, as)
-        local a = as(spd({ 2, 5, 5 }, dtype))
-        local l = L.cholesky(a)
-        is_lower(l, dtype, "cholesky " .. layout)
-        assert_near(mm(l, adj(l)), a, dtype, 5, maxabs(a), "L Lᴴ " .. layout)
-        local u = L.cholesky(a, { upper = true })
-        is_upper(u, dtype, "cholesky upper " .. layout)
-        assert_near(mm(adj(u), u), a, dtype, 5, maxabs(a), "Uᴴ U " .. layout)
+        for _, n in ipairs { 5, 20 } do
+          local a = as(spd({ 2, n, n }, dtype))
+          local l = L.cholesky(a)
+          is_lower(l, dtype, "cholesky " .. layout)
+          assert_near(mm(l, adj(l)), a, dtype, n, maxabs(a), "L Lᴴ " .. layout)
+          local u = L.cholesky(a, { upper = true })
+          is_upper(u, dtype, "cholesky upper " .. layout)
+          assert_near(mm(adj(u), u), a, dtype, n, maxabs(a), "Uᴴ U " .. layout)
+        end
       end)
+    end)
+
+    it("names the same minor in the small kernels as LAPACK does", function()
+      for _, n in ipairs { 4, 20 } do
+        local a = spd({ n, n }, "float64")
+        a:select(1, 3):select(1, 3):fill_(-1e6)
+        local err = h.raises("LinAlgError", L.cholesky, a:astype("float32"))
+        assert.truthy(err:find("minor of order 3 ", 1, true))
+        err = h.raises("LinAlgError", L.cholesky, a, { upper = true })
+        assert.truthy(err:find("minor of order 3 ", 1, true))
+      end
     end)
 
     it("reads only the triangle it needs", function()

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/linalg_decomp.h"
+#include "cpu/cholesky_small.h"
 #include "cpu/kernels.h"
 #include "cpu/lapack.h"
 #include "cpu/parallel.h"
@@ -248,8 +249,14 @@ static dlx_li op_cholesky(job *j, int64_t i, space *s) {
   const dlx_linalg_request *r = j->r;
   bool upper = (r->flags & DLX_LINALG_UPPER) != 0;
   void *a = at(j, r->a, i);
-  dlx_li info = dlx_lp_potrf(r->dtype, upper ? 'U' : 'L', j->n, a);
+  dlx_li info;
   (void)s;
+  if (j->n <= DLX_CPU_CHOLESKY_SMALL && r->dtype == DLX_FLOAT64)
+    info = (dlx_li)dlx_cpu_cholesky_small_f64(a, j->n, upper);
+  else if (j->n <= DLX_CPU_CHOLESKY_SMALL && r->dtype == DLX_FLOAT32)
+    info = (dlx_li)dlx_cpu_cholesky_small_f32(a, j->n, upper);
+  else
+    info = dlx_lp_potrf(r->dtype, upper ? 'U' : 'L', j->n, a);
   if (info != 0) return info;
   for (dlx_li q = 0; q < j->n; q++) { /* NaN passes OpenBLAS's test (ajj <= 0): not ours */
     double re, im;

@@ -1,4 +1,4 @@
-/* linalg.c -- the decompositions of dlx.linalg (src/core/linalg_decomp.c): dlx.linalg.solve,
+/* linalg_decomp.c -- the decompositions of dlx.linalg (src/core/linalg_decomp.c): dlx.linalg.solve,
  * inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, eig, eigvals, lstsq,
  * lu_factor, lu, lu_solve and solve_triangular. lua/dlx/linalg.lua adds the functions composed
  * of these (norms, pinv, matrix_rank, ...). */
@@ -283,7 +283,7 @@ static int linalg_solve_triangular(lua_State *L) {
   return call(L, 2, 1, run_triangular, &p);
 }
 
-const luaL_Reg dlxl_linalg_funcs[] = {
+const luaL_Reg dlxl_decomp_funcs[] = {
     {"solve", linalg_solve},
     {"inv", linalg_inv},
     {"det", linalg_det},
