@@ -18,13 +18,15 @@ endif()
 function(dlx_instrumented_executable name flags)
   add_executable(${name} ${ARGN} $<TARGET_PROPERTY:dlx_objects,SOURCES>)
   target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,INCLUDE_DIRECTORIES>
-                                             ${PROJECT_SOURCE_DIR}/tests/c ${SLEEF_INCLUDE_DIR})
+                                             ${PROJECT_SOURCE_DIR}/tests/c ${SLEEF_INCLUDE_DIR}
+                                             ${DLX_CBLAS_INCLUDE_DIR} ${DLX_LAPACKE_INCLUDE_DIR})
   target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,COMPILE_DEFINITIONS>)
   # DLX_WITH_THREADS comes with the definitions: the kernels' thread pool runs instrumented too.
   target_compile_options(${name} PRIVATE ${DLX_WARNINGS} ${flags}
                                          -fno-omit-frame-pointer)
   target_link_options(${name} PRIVATE ${flags})
-  target_link_libraries(${name} PRIVATE Lua54::lua ${MATH_LIBRARY} ${CMAKE_DL_LIBS} ${SLEEF_LIBRARY})
+  target_link_libraries(${name} PRIVATE Lua54::lua ${MATH_LIBRARY} ${CMAKE_DL_LIBS} ${SLEEF_LIBRARY}
+                                                ${DLX_LAPACKE_LIBRARY} ${DLX_BLAS_LIBRARIES})
 endfunction()
 
 if(DLX_FUZZ)

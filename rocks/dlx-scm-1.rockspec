@@ -31,8 +31,13 @@ dependencies = {
 -- SLEEF, the vectorised math of the elementwise math functions (Debian: libsleef-dev). Only the
 -- library is named: Debian puts sleef.h under include/<multiarch>, where LuaRocks does not look
 -- (CMake does, and names the header if it is missing).
+-- OpenBLAS and LAPACKE, the CPU's matrix products and decompositions (Debian: libopenblas-dev,
+-- liblapacke-dev); CMake finds OpenBLAS's cblas.h (under include/<multiarch>/openblas-pthread on
+-- Debian) itself.
 external_dependencies = {
   SLEEF = { library = "sleef" },
+  OPENBLAS = { library = "openblas" },
+  LAPACKE = { header = "lapacke.h", library = "lapacke" },
 }
 
 build = {
@@ -50,6 +55,10 @@ build = {
     LUADIR = "$(LUADIR)",
     SLEEF_INCDIR = "$(SLEEF_INCDIR)",
     SLEEF_LIBDIR = "$(SLEEF_LIBDIR)",
+    OPENBLAS_INCDIR = "$(OPENBLAS_INCDIR)",
+    OPENBLAS_LIBDIR = "$(OPENBLAS_LIBDIR)",
+    LAPACKE_INCDIR = "$(LAPACKE_INCDIR)",
+    LAPACKE_LIBDIR = "$(LAPACKE_LIBDIR)",
     -- Only the module and the Lua files: no tests, and no libdlx for hosts (which would need
     -- liblua5.4.so, and is what `cmake --install` is for).
     DLX_BUILD_TESTS = "OFF",

@@ -58,6 +58,9 @@ dlx.equal = compare.equal
 dlx.allclose = compare.allclose
 core.Tensor.isclose = compare.isclose
 
+-- Products built on dlx.matmul: outer, tensordot, einsum, kron, cross, diag, t:trace.
+require("dlx.linalg_products").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions

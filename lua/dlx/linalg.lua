@@ -51,12 +51,7 @@ local function adjoint(t)
   return tt
 end
 
--- The matrix product of two batches of matrices: dlx.matmul where the build has it, else the
--- sum over the shared dim of their broadcast product.
-local function matmul(a, b)
-  if api.matmul then return api.matmul(a, b) end
-  return api.mul(a:unsqueeze(-1), b:unsqueeze(-3)):sum(-2)
-end
+local matmul = api.matmul
 
 -- The options table at position opts of fname, with only the known keys.
 local function options(opts, fname, known)

@@ -105,6 +105,43 @@ typedef struct dlx_index_request {
   int64_t count;           /* COUNT's result */
 } dlx_index_request;
 
+/* One operand of a matrix product (dlx_matmul_request): a batch of matrices in a buffer of the
+ * backend's device. Element (r, c) of batch element i is at buffer->data + (offset + i *
+ * batch_stride + r * row_stride + c * col_stride) elements. The core guarantees a layout that
+ * BLAS takes as it is: col_stride == 1 and row_stride >= max(1, cols) ("row-major"), or
+ * row_stride == 1 and col_stride >= max(1, rows) ("column-major"), both at most INT32_MAX.
+ * batch_stride is any value >= 0 (0: one matrix for every batch element, for a and b only). */
+typedef struct dlx_matrix_operand {
+  const dlx_buffer *buffer;
+  int64_t offset;
+  int64_t row_stride, col_stride, batch_stride;
+  bool conj; /* a and b of complex dtypes: the product uses the conjugate (vdot) */
+} dlx_matrix_operand;
+
+/* A batched, strided matrix product (the entry matmul): for every i < batch,
+ *   c[i] = alpha * a[i] @ b[i] + beta * c[i],
+ * a[i] being m x k, b[i] k x n and c[i] m x n. The core has broadcast the batch dims of the
+ * Lua call and merged them into one (count, strides); it calls once per batch dim it could not
+ * merge. It guarantees:
+ * - a, b and c have `dtype`, a computable dtype (bool, an integer, a float or a complex dtype;
+ *   the core cast mixed operands to the promoted dtype), and live on the backend's device;
+ * - batch, m and n >= 1, k >= 0 (k = 0: c = beta * c), m, n and k at most INT32_MAX;
+ * - c is writable, its batch elements do not overlap each other, and c overlaps neither a nor b;
+ * - alpha and beta hold values of dtype's kind: DLX_KIND_COMPLEX for complex dtypes (c[2]),
+ *   DLX_KIND_FLOAT for float dtypes (f), DLX_KIND_INT for integers (i, wrapping as the dtype
+ *   does), DLX_KIND_BOOL for bool (b).
+ * The backend must compute: float32, float64, complex64 and complex128 in their own precision
+ * (float32 is true float32: no TF32 or other reduced-precision accumulation); float16 and
+ * bfloat16 accumulate in float32 (or wider) and round once into c; integers accumulate in 64
+ * bits and wrap into c's dtype; bool gives (alpha and (a[i, 0] and b[0, j] or ...)) or (beta and
+ * c). When beta is 0, c is not read (NaN and inf there do not propagate), as BLAS does. */
+typedef struct dlx_matmul_request {
+  dlx_dtype dtype;
+  int64_t batch, m, n, k;
+  dlx_matrix_operand a, b, c;
+  dlx_scalar alpha, beta;
+} dlx_matmul_request;
+
 /* The decompositions of the backend entry linalg (dlx.linalg; src/core/linalg_decomp.c lays the
  * requests out). In each request:
  * - a "matrix" tensor holds r->batch matrices of its last two dims, rows x cols, each in
@@ -370,6 +407,10 @@ typedef struct dlx_backend {
    *   values[r][i] is that element, bit for bit. */
   int (*sort_rows)(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                    const dlx_tensor *indices, dlx_error *err);
+  /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
+   * says what the core guarantees and what the backend computes. */
+  int (*matmul)(const dlx_matmul_request *r, dlx_error *err);
+
   /* Optional (NULL: a DeviceError): the decompositions of dlx.linalg, one request a call, laid
    * out as dlx_linalg_request says. */
   int (*linalg)(dlx_linalg_request *r, dlx_error *err);

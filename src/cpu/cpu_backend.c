@@ -6,6 +6,7 @@
 
 #include "backends/builtin.h"
 #include "core/backend.h"
+#include "cpu/blas.h"
 #include "cpu/cpu.h"
 #include "cpu/cpu_cache.h"
 #include "cpu/kernels.h"
@@ -32,6 +33,13 @@ static int cpu_empty_cache(dlx_error *err) {
 }
 
 static int cpu_device_count(void) { return 1; }
+
+/* dlx.set_num_threads: the pool's count, and OpenBLAS's for the BLAS and LAPACK calls made
+ * outside the pool (blas.h). */
+static void cpu_set_num_threads(int n) {
+  dlx_cpu_set_num_threads(n);
+  dlx_cpu_blas_use_threads(dlx_cpu_num_threads());
+}
 
 /* A zero-byte request still gets a (minimal) block, so that data pointers are never NULL. */
 static void *cpu_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
@@ -98,9 +106,10 @@ const dlx_backend dlx_cpu_backend = {
     .elementwise = dlx_cpu_elementwise,
     .synchronize = NULL,
     .num_threads = dlx_cpu_num_threads,
-    .set_num_threads = dlx_cpu_set_num_threads,
+    .set_num_threads = cpu_set_num_threads,
     .fill_random = dlx_cpu_fill_random,
     .index_op = dlx_cpu_index_op,
     .sort_rows = dlx_cpu_sort_rows,
+    .matmul = dlx_cpu_matmul,
     .linalg = dlx_cpu_linalg,
 };

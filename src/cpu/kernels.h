@@ -25,6 +25,9 @@ int dlx_cpu_index_op(dlx_index_request *r, dlx_error *err);
 int dlx_cpu_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                       const dlx_tensor *indices, dlx_error *err);
 
+/* matmul.c */
+int dlx_cpu_matmul(const dlx_matmul_request *r, dlx_error *err);
+
 /* linalg.c */
 int dlx_cpu_linalg(dlx_linalg_request *r, dlx_error *err);
 

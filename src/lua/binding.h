@@ -272,6 +272,9 @@ int dlxl_index_set(lua_State *L);
 dlxl_tensor *dlxl_pushempty(lua_State *L, const dlxl_tensor *src, const int64_t *shape,
                             int32_t ndim, dlx_dtype dtype, DLDevice device, dlx_memory memory,
                             dlx_tensor *view);
+/* linalg.c: dlx.matmul, mm, bmm, mv, dot, vdot, addmm, baddbmm; t:matmul, t:diagonal */
+extern const luaL_Reg dlxl_linalg_funcs[];
+extern const luaL_Reg dlxl_linalg_methods[];
 /* sort.c: t:sort, argsort, topk, unique */
 extern const luaL_Reg dlxl_sort_methods[];
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of

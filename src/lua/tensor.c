@@ -286,7 +286,8 @@ void dlxl_open_tensor(lua_State *L, int state) {
   const luaL_Reg *const method_sets[] = {
       dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods,     dlxl_reduce_methods,
       dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,      dlxl_joining_methods,
-      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods};
+      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
+      dlxl_linalg_methods};
   dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);

@@ -1,0 +1,125 @@
+"""matmul: dlx's matrix products against NumPy 2 and PyTorch 2 from pip, on 2 threads.
+
+dlx runs in a Lua state inside this process (examples/python/dlx_host.py, DLX_LIBRARY naming
+libdlx.so), so one wall clock (time.perf_counter) times every case, in rounds that interleave
+the cases; the table shows medians and the ratio reference / case (higher is faster for the
+case). Every library uses 2 threads (NumPy's OpenBLAS through threadpoolctl, torch and dlx by
+their set_num_threads). The peak float32 rate is measured in the same run by bench/fma_peak.c
+(a plain FMA loop on every thread), not quoted. Goals (issue "Linear algebra on every device"):
+float32 4096^2 >= 1.0 x NumPy and >= 0.9 x torch; 100,000 4x4 float32 products >= 2 x torch.bmm
+and >= 2 x NumPy's matmul; one 4x4 a:matmul(b) from Lua <= 1.0 x NumPy's a @ b per call.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE DLX_LIBRARY=build/libdlx.so \\
+        <venv>/bin/python bench/matmul.py [--rounds 3]
+
+(OPENBLAS_CORETYPE pins old OpenBLAS builds to a kernel on some processors; a current NumPy
+needs it unset. It then applies to dlx's OpenBLAS in this process too: the header says which
+kernel each library runs.)
+"""
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+import torch
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import harness
+
+THREADS = 2
+
+
+def fma_peak():
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fma_peak.c")
+    exe = os.path.join(tempfile.mkdtemp(), "fma_peak")
+    subprocess.run(["cc", "-O3", "-march=native", "-pthread", src, "-o", exe], check=True)
+    gflops, bits, _ = subprocess.run([exe, str(THREADS)], capture_output=True, text=True,
+                                     check=True).stdout.split()
+    return float(gflops), int(bits) // 32
+
+
+def per_call(fn, calls):
+    t0 = time.perf_counter()
+    fn(calls)
+    return (time.perf_counter() - t0) / calls
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    torch.set_num_threads(THREADS)
+    lua = harness.lua_state(seed=1)
+    lua.eval("dlx.set_num_threads(...)", THREADS)
+    model = open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].split("\n")[0]
+    harness.print_machine(lua, "model %s" % model.strip())
+    blas = [(i["internal_api"], i.get("version"), i.get("architecture")) for i in threadpool_info()
+            if i["user_api"] == "blas"]
+    print("NumPy's BLAS: %s; OPENBLAS_CORETYPE=%s" % (blas, os.environ.get("OPENBLAS_CORETYPE")))
+    peak, lanes = fma_peak()
+    print("float32 peak by an FMA loop on %d threads: %.1f GFLOP/s (%d lanes)"
+          % (THREADS, peak, lanes))
+
+    rng = np.random.default_rng(1)
+    rows = []
+    with threadpool_limits(THREADS):
+        for n, dtype in ((4096, "float32"), (2048, "float64")):
+            a = rng.standard_normal((n, n)).astype(dtype)
+            b = rng.standard_normal((n, n)).astype(dtype)
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            lua.eval("A = dlx.from_dlpack(...)", a)
+            lua.eval("B = dlx.from_dlpack(...)", b)
+            lua.load_string("MM = function() return A:matmul(B).numel end")
+            cases = [("NumPy a @ b (reference)", lambda: a @ b),
+                     ("torch.mm", lambda: torch.mm(ta, tb)),
+                     ("dlx A:matmul(B)", lambda: lua.eval("return MM()"))]
+            med = harness.measure(cases, args.rounds,
+                                  after=lambda: lua.eval("collectgarbage()"))
+            flops = 2.0 * n ** 3
+            print("\n%s %d^2 (%.1f GFLOP each)" % (dtype, n, flops / 1e9))
+            harness.print_table(cases, med, "NumPy / case", columns=[
+                ("GFLOP/s", lambda m: "%.1f" % (flops / m / 1e9)),
+                ("of fp32 peak", lambda m: "%.0f%%" % (100 * flops / m / 1e9 / peak))])
+            rows.append((dtype, med))
+
+        count = 100000
+        a = rng.standard_normal((count, 4, 4)).astype("float32")
+        b = rng.standard_normal((count, 4, 4)).astype("float32")
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        lua.eval("A = dlx.from_dlpack(...)", a)
+        lua.eval("B = dlx.from_dlpack(...)", b)
+        lua.load_string("BMM = function() return dlx.matmul(A, B).numel end")
+        cases = [("torch.bmm (reference)", lambda: torch.bmm(ta, tb)),
+                 ("NumPy np.matmul", lambda: np.matmul(a, b)),
+                 ("dlx dlx.matmul(A, B)", lambda: lua.eval("return BMM()"))]
+        med = harness.measure(cases, max(args.rounds, 7))
+        print("\n%d products of 4x4 float32" % count)
+        harness.print_table(cases, med, "torch.bmm / case", digits=2)
+
+        x = rng.standard_normal((4, 4)).astype("float32")
+        y = rng.standard_normal((4, 4)).astype("float32")
+        lua.eval("X = dlx.from_dlpack(...)", x)
+        lua.eval("Y = dlx.from_dlpack(...)", y)
+        lua.load_string("LOOP = function(n) local r for _ = 1, n do r = X:matmul(Y) end "
+                        "return r.numel end")
+
+        def numpy_loop(n):
+            for _ in range(n):
+                x @ y
+
+        calls = 200000
+        times = {"numpy": [], "dlx": []}
+        for _ in range(5):
+            times["numpy"].append(per_call(numpy_loop, calls))
+            times["dlx"].append(per_call(lambda n: lua.eval("return LOOP(...)", n), calls))
+        np_call, dlx_call = (sorted(times[k])[2] for k in ("numpy", "dlx"))
+        print("\none 4x4 float32 product per call: NumPy a @ b %.0f ns, dlx a:matmul(b) from Lua "
+              "%.0f ns (dlx / NumPy %.2f; goal <= 1.0)" % (np_call * 1e9, dlx_call * 1e9,
+                                                          dlx_call / np_call))
+    lua.close()
+
+
+if __name__ == "__main__":
+    main()
