@@ -369,6 +369,21 @@ describe("dlx.linalg", function()
     end)
   end)
 
+  describe("threads", function()
+    it("give a batch of small matrices the same bits on 1 and 2 threads", function()
+      local a = spd({ 3000, 6, 6 }, "float64")
+      local before = dlx.get_num_threads()
+      local results = {}
+      for _, n in ipairs { 1, 2 } do
+        dlx.set_num_threads(n)
+        local u, s = L.svd(a)
+        results[n] = { L.cholesky(a), L.inv(a), u, s, L.eigh(a) }
+      end
+      dlx.set_num_threads(before)
+      for i = 1, 5 do assert.is_true(dlx.equal(results[1][i], results[2][i])) end
+    end)
+  end)
+
   describe("zero-size and 1 x 1", function()
     it("gives empty results for an empty batch and the mathematics' values for 0 x 0", function()
       local none = dlx.zeros({ 0, 3, 3 }, { dtype = "float64" })

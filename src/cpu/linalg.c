@@ -1,13 +1,15 @@
 /* linalg.c -- the CPU's linalg entry (dlx_linalg_request, core/backend.h): each matrix of the
  * batch through LAPACK (cpu/lapack.h). A batch of small matrices is split over the pool's
- * threads, each block with one workspace for all its matrices; a big matrix runs on the calling
- * thread and LAPACK's BLAS uses its own threads. The workspace sizes are asked once a request. */
+ * threads, each block with one workspace for all its matrices, OpenBLAS on one thread; a big
+ * matrix runs on the calling thread and OpenBLAS uses dlx's thread count (cpu/blas.h). The
+ * workspace sizes are asked once a request. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/linalg_decomp.h"
+#include "cpu/blas.h"
 #include "cpu/cholesky_small.h"
 #include "cpu/kernels.h"
 #include "cpu/lapack.h"
@@ -621,10 +623,13 @@ int dlx_cpu_linalg(dlx_linalg_request *r, dlx_error *err) {
   atomic_init(&j.out_of_memory, false);
   big = r->m > r->n ? r->m : r->n;
   cost = r->m * r->n * (r->m < r->n ? r->m : r->n) + r->n * r->n * r->k;
-  if (big <= SMALL && r->k <= SMALL && r->batch > 1)
+  if (big <= SMALL && r->k <= SMALL && r->batch > 1) { /* each matrix on one thread */
+    dlx_cpu_blas_use_threads(1);
     dlx_cpu_parallel_for(r->batch, 1 + 100000 / (cost + 1000), run_block, &j);
-  else
+  } else { /* one matrix after the other, each on OpenBLAS's threads */
+    dlx_cpu_blas_use_threads(dlx_cpu_num_threads());
     run_block(&j, 0, r->batch);
+  }
   if (atomic_load(&j.out_of_memory))
     rc = dlx_fail(err, DLX_MEMORY_ERROR, "%s: cannot allocate a workspace of %zu bytes", r->name,
                   j.scratch);
