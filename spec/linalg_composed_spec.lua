@@ -110,7 +110,10 @@ describe("dlx.linalg composed functions", function()
         assert_near(L.cond(a, "fro"), fro, dtype, maxabs(fro), "cond fro")
       end
       assert.equal(INF, L.cond(dlx.tensor({ { 1, 0 }, { 0, 0 } }, { dtype = "float64" })):item())
-      h.raises("LinAlgError", L.cond, dlx.tensor({ { 1, 0 }, { 0, 0 } }), 1)
+      local batch = dlx.tensor({ { { 1, 0 }, { 0, 0 } }, { { 2, 0 }, { 0, 1 } } },
+        { dtype = "float64" })
+      assert.same({ INF, 2 }, L.cond(batch, 1):totable()) -- inf for the singular one, as NumPy
+      h.raises("ValueError", L.cond, dlx.ones({ 2, 3 }), "fro")
     end)
   end)
 

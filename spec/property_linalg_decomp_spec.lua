@@ -30,7 +30,7 @@ local OPS = {
   svdvals = { "well", "ill", "deficient" }, eigvalsh = { "hermitian" },
   lstsq = { "well", "deficient" }, pinv = { "well", "deficient" },
   matrix_rank = { "well", "ill", "deficient" }, matrix_norm = { "well", "ill" },
-  cond = { "well", "ill" },
+  cond = { "well", "ill", "singular" },
 }
 local OP_NAMES = {}
 for name in pairs(OPS) do OP_NAMES[#OP_NAMES + 1] = name end
@@ -152,6 +152,7 @@ local function random_case(id)
   end
   local arg = op == "matrix_norm" and pick(NORMS) or op == "cond" and pick { "-", "2", "fro" }
       or "-"
+  if op == "cond" and kind == "singular" then arg = "fro" end -- inf on both sides
   local a_field, a = operand(matrices(kind, batch, m, n, dtype), batch, dtype, { m, n })
   local fields, tensors = { id, op, dtype, arg, a_field }, { a }
   if op == "solve" or op == "lstsq" then
@@ -216,14 +217,18 @@ local function tolerance(case, scale)
   return 200 * case.n * eps * cond * math.max(scale, 1)
 end
 
+local SPECIAL = { inf = math.huge, ["-inf"] = -math.huge, nan = 0 / 0 }
+
+local function number(text) return tonumber(text) or SPECIAL[text] end
+
 local function parse_output(text)
   local shape, re, im = text:match("^([^|]*)|([^|]*)|(.*)$")
   local values = {}
-  for v in re:gmatch("%S+") do values[#values + 1] = { tonumber(v), 0 } end
+  for v in re:gmatch("%S+") do values[#values + 1] = { number(v), 0 } end
   local i = 0
   for v in im:gmatch("%S+") do
     i = i + 1
-    values[i][2] = tonumber(v)
+    values[i][2] = number(v)
   end
   return shape, values
 end

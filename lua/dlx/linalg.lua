@@ -165,7 +165,8 @@ function M.norm(a, ord, opts)
 end
 
 --- cond(A[, p]): the condition number: the largest over the smallest singular value for p nil
--- or 2 (-2: the inverse), else matrix_norm(A, p) * matrix_norm(inv(A), p).
+-- or 2 (-2: the inverse), else matrix_norm(A, p) * matrix_norm(inv(A), p), inf for a singular
+-- matrix (one inv refuses: an exact zero in its LU, which slogdet's sign 0 tells), as NumPy.
 function M.cond(a, p)
   local fname = "linalg.cond"
   a = computable(a, fname)
@@ -175,7 +176,16 @@ function M.cond(a, p)
     local ratio = api.div(s:max(-1), s:min(-1))
     return p == -2 and api.reciprocal(ratio) or ratio
   end
-  return api.mul(M.matrix_norm(a, p), M.matrix_norm(M.inv(a), p))
+  local n = a.shape[a.ndim]
+  if a.shape[a.ndim - 1] ~= n then
+    raise("ValueError", "%s: p = %s needs (batches of) square matrices, got %d x %d", fname,
+      tostring(p), a.shape[a.ndim - 1], n)
+  end
+  local singular = api.eq(M.slogdet(a), 0)
+  local eye = api.eye(n, { dtype = a.dtype, device = a.device })
+  local safe = api.where(singular:unsqueeze(-1):unsqueeze(-1), eye, a) -- inv of I in their place
+  local c = api.mul(M.matrix_norm(a, p), M.matrix_norm(M.inv(safe), p))
+  return api.where(singular, INF, c)
 end
 
 -- ---- rank and pseudo-inverse
