@@ -580,27 +580,30 @@ static int full_rank(const dlx_tensor *rank, int64_t n, bool *full, dlx_error *e
 }
 
 /* lstsq's results from what the call made: x (the first n rows of b), the residuals (when m > n
- * and every rank is n, else an empty tensor), rank and s. */
+ * and every rank is n, else an empty tensor). Closes b and made_res, and all it made when it
+ * fails. */
 static int lstsq_results(lcall *c, const rhs *rb, dlx_tensor *res, dlx_tensor *made_res,
                          dlx_tensor *x, dlx_error *err) {
-  int64_t m = c->r.m, n = c->r.n, zero = 0;
+  int64_t n = c->r.n, zero = 0;
   bool full = false;
   int rc = 0;
   dlx_tensor top;
   if (made_res->buffer != NULL && c->r.batch > 0 && n > 0) rc = full_rank(c->r.ints, n, &full, err);
-  if (rc == 0 && full)
+  if (rc == 0) rc = dlx_slice(&top, &c->b, c->nb, 0, n - 1, 1, err);
+  dlx_tensor_close(&c->b);
+  if (rc != 0) {
+    dlx_tensor_close(made_res);
+    return rc;
+  }
+  if (full)
     system_result(res, made_res, rb);
-  else if (rc == 0) {
+  else {
     dlx_tensor_close(made_res);
     rc = dlx_tensor_empty_memory(res, &zero, 1, dlx_linalg_real_dtype(c->r.dtype),
                                  dlx_tensor_device(c->src), dlx_tensor_memory(c->src), err);
   }
-  if (rc != 0) return rc;
-  (void)m;
-  rc = dlx_slice(&top, &c->b, c->nb, 0, n - 1, 1, err);
-  dlx_tensor_close(&c->b);
   if (rc != 0) {
-    dlx_tensor_close(res);
+    dlx_tensor_close(&top);
     return rc;
   }
   system_result(x, &top, rb);
