@@ -31,6 +31,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_FILL_RANDOM "dlx_fill_random"
 #define DLX_ZE_KERNEL_SORT_ROWS "dlx_sort_rows"
 #define DLX_ZE_KERNEL_INDEX "dlx_index"
+#define DLX_ZE_KERNEL_MATMUL "dlx_matmul"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -253,5 +254,67 @@ typedef struct dlx_ze_index_args {
   dlx_ze_i64 shape[DLX_ZE_MAX_NDIM];
   dlx_ze_i64 strides[3][DLX_ZE_MAX_NDIM];
 } dlx_ze_index_args;
+
+/* dlx_matmul(c, a, b, args): the matrix product of src/core/backend.h's dlx_matmul_request,
+ * c[i] = alpha * a[i] @ b[i] + beta * c[i] for i < batch, a[i] m x k, b[i] k x n, c[i] m x n;
+ * element (r, s) of operand x's batch element i at x + i * x_bs + r * x_rs + s * x_cs bytes.
+ * dtype is computable; the kernel accumulates in a class of it (DLX_ZE_MM_CLASS_*): float for
+ * float16, bfloat16 and float32, double, complex64, complex128, and 64-bit wrapping integers for
+ * bool and the integers (bool counts the true products). Each element of c sums its k products
+ * in order (l = 0, 1, ...), in either mode:
+ * - TILED: a work-group per tile of c, each work-item a micro-tile of DLX_ZE_MM_MR x
+ *   DLX_ZE_MM_NR elements of c, b's rows in local memory, a's elements shared within a sub-group
+ *   (broadcasts) or, without sub-groups, through local memory; the tile is (256 / S) * MR rows
+ *   by S * NR columns for sub-groups of S (16 without sub-groups). The host launches batch *
+ *   dlx_ze_mm_tiles_max work-groups, in launches of at most 65536: work-group g of a launch
+ *   computes tile first_tile + g (batch element t / tiles, then row-major over the tiles), and
+ *   a work-group past the device's own count of tiles does nothing;
+ * - DIRECT: a work-item per element of c (grid-stride over batch x m x n): thin products and
+ *   batches of small matrices, where a tile would stay mostly idle.
+ * alpha and beta are in alpha_* and beta_* as the class reads them (f: re and im; i: the integer,
+ * bool 0 or 1); beta_zero: c is not read. aligned: every element's address is a multiple of the
+ * size of its scalar part (the element, or half a complex element), so elements load as typed
+ * values; otherwise byte by byte. */
+#define DLX_ZE_MATMUL_TILED 0
+#define DLX_ZE_MATMUL_DIRECT 1
+#define DLX_ZE_MM_CLASS_FLOAT 0   /* float16, bfloat16, float32 */
+#define DLX_ZE_MM_CLASS_DOUBLE 1  /* float64 */
+#define DLX_ZE_MM_CLASS_C64 2     /* complex64 */
+#define DLX_ZE_MM_CLASS_C128 3    /* complex128 */
+#define DLX_ZE_MM_CLASS_INTEGER 4 /* bool, the integers */
+/* Rows and columns of c per work-item of TILED, and the longest k-step, by class: float 4 x 4,
+ * k-steps of 16; 8-byte classes 4 x 2, 16; complex128 2 x 2, 8. */
+#define DLX_ZE_MM_MR(cls) ((cls) == DLX_ZE_MM_CLASS_C128 ? 2 : 4)
+#define DLX_ZE_MM_NR(cls) ((cls) == DLX_ZE_MM_CLASS_FLOAT ? 4 : 2)
+#define DLX_ZE_MM_TK(cls) ((cls) == DLX_ZE_MM_CLASS_C128 ? 8 : 16)
+/* TILED's tiles of one batch element for sub-groups of s lanes. */
+static inline dlx_ze_i64 dlx_ze_mm_tiles(dlx_ze_i64 cls, dlx_ze_i64 s, dlx_ze_i64 m, dlx_ze_i64 n) {
+  dlx_ze_i64 tm = DLX_ZE_GROUP_SIZE / s * DLX_ZE_MM_MR(cls), tn = s * DLX_ZE_MM_NR(cls);
+  return (m + tm - 1) / tm * ((n + tn - 1) / tn);
+}
+/* The most tiles of one batch element over the sub-group sizes a device may choose (4 to 64; 16
+ * without sub-groups): the host cannot know the driver compiler's choice. */
+static inline dlx_ze_i64 dlx_ze_mm_tiles_max(dlx_ze_i64 cls, dlx_ze_i64 m, dlx_ze_i64 n) {
+  dlx_ze_i64 most = 0;
+  for (dlx_ze_i64 s = 4; s <= 64; s *= 2) {
+    dlx_ze_i64 t = dlx_ze_mm_tiles(cls, s, m, n);
+    most = t > most ? t : most;
+  }
+  return most;
+}
+typedef struct dlx_ze_matmul_args {
+  dlx_ze_i64 dtype;
+  dlx_ze_i64 mode;    /* DLX_ZE_MATMUL_* */
+  dlx_ze_i64 aligned; /* 1: typed loads and stores */
+  dlx_ze_i64 batch, m, n, k;
+  dlx_ze_i64 first_tile;       /* TILED: work-group g computes tile first_tile + g (batch-major) */
+  dlx_ze_i64 a_rs, a_cs, a_bs; /* byte strides: rows, columns, batch elements */
+  dlx_ze_i64 b_rs, b_cs, b_bs;
+  dlx_ze_i64 c_rs, c_cs, c_bs;
+  dlx_ze_i64 conj_a, conj_b; /* complex: the product takes the conjugate */
+  dlx_ze_i64 beta_zero;
+  double alpha_f[2], beta_f[2];
+  dlx_ze_u64 alpha_i, beta_i;
+} dlx_ze_matmul_args;
 
 #endif
