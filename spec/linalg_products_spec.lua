@@ -218,6 +218,11 @@ describe("dlx.matmul", function()
   end)
 end)
 
+describe("the device cases of spec/matmul_device.lua on the CPU", function()
+  -- the comparisons every device runs (spec/oneapi_matmul_spec.lua) pass on the CPU itself
+  require "spec.matmul_device" ("cpu", it, { integers = true })
+end)
+
 describe("the strict forms", function()
   it("mm, bmm, mv take only their shapes", function()
     local a, b = rand({ 3, 4 }, "float64"), rand({ 4, 2 }, "float64")

@@ -74,6 +74,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_FILL_RANDOM,
   DLX_ZE_SORT_ROWS,
   DLX_ZE_INDEX,
+  DLX_ZE_MATMUL,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -130,6 +131,10 @@ uint32_t dlx_ze_groups_for(int64_t n);
 /* The backend's index_op (src/ze/ze_indexing.c). */
 struct dlx_index_request;
 int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
+
+/* The backend's matmul (src/ze/ze_matmul.c). */
+struct dlx_matmul_request;
+int dlx_ze_matmul(const struct dlx_matmul_request *r, dlx_error *err);
 
 /* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
 struct dlx_stream_ops;

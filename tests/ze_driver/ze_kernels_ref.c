@@ -849,6 +849,180 @@ static const char *run_index(void *const *args, uint32_t groups) {
   return why != NULL ? why : ref_index_move(args, a);
 }
 
+/* ---- matmul: the launch checked as the core and the host promise it, computed by the CPU
+ * backend's matmul (which the kernel matches) */
+
+static void matmul_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_matmul_args *a = args[3];
+  int64_t size = size_of(a->dtype);
+  if (i == 3) {
+    *lo = 0;
+    *hi = sizeof *a;
+  } else if (i == 0) {
+    int64_t shape[3] = {a->batch, a->m, a->n}, strides[3] = {a->c_bs, a->c_rs, a->c_cs};
+    walk_extent(a->batch * a->m * a->n, 3, shape, strides, size, lo, hi);
+  } else if (i == 1) {
+    int64_t shape[3] = {a->batch, a->m, a->k}, strides[3] = {a->a_bs, a->a_rs, a->a_cs};
+    walk_extent(a->batch * a->m * a->k, 3, shape, strides, size, lo, hi);
+  } else {
+    int64_t shape[3] = {a->batch, a->k, a->n}, strides[3] = {a->b_bs, a->b_rs, a->b_cs};
+    walk_extent(a->batch * a->k * a->n, 3, shape, strides, size, lo, hi);
+  }
+}
+
+static int matmul_class(int64_t dtype) {
+  switch (dtype) {
+  case DLX_FLOAT16:
+  case DLX_BFLOAT16:
+  case DLX_FLOAT32:
+    return DLX_ZE_MM_CLASS_FLOAT;
+  case DLX_FLOAT64:
+    return DLX_ZE_MM_CLASS_DOUBLE;
+  case DLX_COMPLEX64:
+    return DLX_ZE_MM_CLASS_C64;
+  case DLX_COMPLEX128:
+    return DLX_ZE_MM_CLASS_C128;
+  default:
+    return DLX_ZE_MM_CLASS_INTEGER;
+  }
+}
+
+/* backend.h's layout rule for a rows x cols operand, in bytes: one dim of unit stride, the
+ * other's at least the first's extent. */
+static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t size) {
+  return (cs == size && rs >= (cols > 1 ? cols : 1) * size) ||
+         (rs == size && cs >= (rows > 1 ? rows : 1) * size);
+}
+
+static bool is_zero_in(int cls, const double *f, uint64_t i, int64_t dtype) {
+  (void)dtype;
+  if (cls == DLX_ZE_MM_CLASS_INTEGER) return i == 0; /* bool: 0 or 1 */
+  if (cls == DLX_ZE_MM_CLASS_FLOAT || cls == DLX_ZE_MM_CLASS_C64)
+    return (float)f[0] == 0 && (float)f[1] == 0;
+  return f[0] == 0 && f[1] == 0;
+}
+
+static const char *check_matmul_launch(void *const *args, const dlx_ze_matmul_args *a,
+                                       uint32_t groups) {
+  int cls = matmul_class(a->dtype);
+  int64_t size = size_of(a->dtype), part, tiles;
+  if (!computable(a->dtype)) return "a dtype that is not computable";
+  if (a->batch < 1 || a->m < 1 || a->n < 1 || a->k < 0) return "an empty product (or k < 0)";
+  if (!blas_layout(a->m, a->k, a->a_rs, a->a_cs, size) ||
+      !blas_layout(a->k, a->n, a->b_rs, a->b_cs, size) ||
+      !blas_layout(a->m, a->n, a->c_rs, a->c_cs, size))
+    return "an operand whose byte strides are not a layout BLAS takes";
+  if (a->a_bs < 0 || a->b_bs < 0 || a->c_bs < 0 || (a->batch > 1 && a->c_bs == 0))
+    return "negative batch strides, or c's batch elements on one another";
+  part = dlx_dtype_kind((dlx_dtype)a->dtype) == DLX_KIND_COMPLEX ? size / 2 : size;
+  bool aligned = true;
+  for (int i = 0; i < 3; i++) aligned = aligned && (uintptr_t)args[i] % (uintptr_t)part == 0;
+  if (a->aligned != aligned) return "the aligned flag does not say whether elements are aligned";
+  if ((a->conj_a || a->conj_b) && cls != DLX_ZE_MM_CLASS_C64 && cls != DLX_ZE_MM_CLASS_C128)
+    return "a conjugate of a real operand";
+  if (a->beta_zero != is_zero_in(cls, a->beta_f, a->beta_i, a->dtype))
+    return "beta_zero does not say whether beta is 0 in the compute precision";
+  if (a->mode == DLX_ZE_MATMUL_DIRECT) {
+    if ((int64_t)groups > (a->batch * a->m * a->n + DLX_ZE_GROUP_SIZE - 1) / DLX_ZE_GROUP_SIZE)
+      return "more work-groups than elements of c";
+    if (a->first_tile != 0) return "a first tile in DIRECT";
+  } else if (a->mode == DLX_ZE_MATMUL_TILED) {
+    tiles = a->batch * dlx_ze_mm_tiles_max(cls, a->m, a->n);
+    if (a->first_tile < 0 || a->first_tile + (int64_t)groups > tiles)
+      return "work-groups past the last tile";
+  } else {
+    return "unknown mode";
+  }
+  if (groups > 65536) return "more than 65536 work-groups (the kernel is grid-stride)";
+  return NULL;
+}
+
+static dlx_scalar scalar_in(int cls, const double *f, uint64_t i, int64_t dtype) {
+  dlx_scalar s;
+  memset(&s, 0, sizeof s);
+  if (cls == DLX_ZE_MM_CLASS_INTEGER) {
+    s.kind = dtype == DLX_BOOL ? DLX_KIND_BOOL : DLX_KIND_INT;
+    if (dtype == DLX_BOOL)
+      s.v.b = i != 0;
+    else
+      s.v.i = (int64_t)i;
+  } else if (cls == DLX_ZE_MM_CLASS_C64 || cls == DLX_ZE_MM_CLASS_C128) {
+    s.kind = DLX_KIND_COMPLEX;
+    s.v.c[0] = f[0];
+    s.v.c[1] = f[1];
+  } else {
+    s.kind = DLX_KIND_FLOAT;
+    s.v.f = f[0];
+  }
+  return s;
+}
+
+/* An operand of the CPU's request over the kernel's pointer (its first element), byte strides
+ * made element strides. */
+static void cpu_operand(dlx_matrix_operand *o, void *first, int64_t rs, int64_t cs, int64_t bs,
+                        int64_t size) {
+  DLDevice cpu = {kDLCPU, 0};
+  o->buffer = dlx_buffer_wrap(cpu, first, 0, NULL, NULL, NULL);
+  o->offset = 0;
+  o->row_stride = rs / size;
+  o->col_stride = cs / size;
+  o->batch_stride = bs / size;
+}
+
+/* TILED's launch as a device with sub-groups of 16 runs it: each work-group's tile of c (those
+ * past the last tile do nothing), by the CPU on that block of the operands. */
+static const char *ref_matmul_tiles(const dlx_matmul_request *whole, const dlx_ze_matmul_args *a,
+                                    uint32_t groups) {
+  int cls = matmul_class(a->dtype);
+  int64_t tm = DLX_ZE_GROUP_SIZE / 16 * DLX_ZE_MM_MR(cls), tn = 16 * DLX_ZE_MM_NR(cls);
+  int64_t per = dlx_ze_mm_tiles(cls, 16, a->m, a->n), tiles_n = (a->n + tn - 1) / tn;
+  for (int64_t t = a->first_tile; t < a->first_tile + (int64_t)groups; t++) {
+    int64_t i = t / per, row0 = t % per / tiles_n * tm, col0 = t % per % tiles_n * tn;
+    dlx_matmul_request r = *whole;
+    if (i >= a->batch) break;
+    r.batch = 1;
+    r.m = a->m - row0 < tm ? a->m - row0 : tm;
+    r.n = a->n - col0 < tn ? a->n - col0 : tn;
+    r.a.offset = i * r.a.batch_stride + row0 * r.a.row_stride;
+    r.b.offset = i * r.b.batch_stride + col0 * r.b.col_stride;
+    r.c.offset = i * r.c.batch_stride + row0 * r.c.row_stride + col0 * r.c.col_stride;
+    if (dlx_cpu_backend.matmul(&r, NULL) != 0) return "the CPU backend refused a tile";
+  }
+  return NULL;
+}
+
+static const char *run_matmul(void *const *args, uint32_t groups) {
+  const dlx_ze_matmul_args *a = args[3];
+  const char *why = check_matmul_launch(args, a, groups);
+  int cls = matmul_class(a->dtype);
+  int64_t size = size_of(a->dtype);
+  dlx_matmul_request r;
+  if (why != NULL) return why;
+  memset(&r, 0, sizeof r);
+  r.dtype = (dlx_dtype)a->dtype;
+  r.batch = a->batch;
+  r.m = a->m;
+  r.n = a->n;
+  r.k = a->k;
+  cpu_operand(&r.c, args[0], a->c_rs, a->c_cs, a->c_bs, size);
+  cpu_operand(&r.a, args[1], a->a_rs, a->a_cs, a->a_bs, size);
+  cpu_operand(&r.b, args[2], a->b_rs, a->b_cs, a->b_bs, size);
+  r.a.conj = a->conj_a != 0;
+  r.b.conj = a->conj_b != 0;
+  r.alpha = scalar_in(cls, a->alpha_f, a->alpha_i, a->dtype);
+  r.beta = scalar_in(cls, a->beta_f, a->beta_i, a->dtype);
+  if (r.a.buffer == NULL || r.b.buffer == NULL || r.c.buffer == NULL)
+    why = "no memory to wrap the operands";
+  else if (a->mode == DLX_ZE_MATMUL_TILED)
+    why = ref_matmul_tiles(&r, a, groups);
+  else if (dlx_cpu_backend.matmul(&r, NULL) != 0)
+    why = "the CPU backend refused the product";
+  dlx_buffer_release((dlx_buffer *)r.a.buffer);
+  dlx_buffer_release((dlx_buffer *)r.b.buffer);
+  dlx_buffer_release((dlx_buffer *)r.c.buffer);
+  return why;
+}
+
 static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_COPY_CAST, 3, copy_extent, run_copy_cast},
     {DLX_ZE_KERNEL_COPY_RAW, 3, copy_extent, run_copy_raw},
@@ -862,6 +1036,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_FILL_RANDOM, 2, random_extent, run_fill_random},
     {DLX_ZE_KERNEL_SORT_ROWS, 6, sort_extent, run_sort_rows},
     {DLX_ZE_KERNEL_INDEX, 5, index_extent, run_index},
+    {DLX_ZE_KERNEL_MATMUL, 4, matmul_extent, run_matmul},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {
