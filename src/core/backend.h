@@ -221,6 +221,15 @@ typedef struct dlx_backend {
   /* Waits until all queued work on the device has finished (NULL for synchronous backends). */
   int (*synchronize)(int32_t device_id, dlx_error *err);
 
+  /* Backends of host memory that the host backend (the CPU's) computes on, as CUDA's pinned and
+   * managed memory (NULL for backends that compute on their own memory): waits until the
+   * device no longer uses the memory of device_id (CUDA: every device idle), so that the CPU
+   * may read and write it. Such a backend is host_accessible and leaves every compute entry
+   * (copy, fill, reduce, ..., sort_rows, and those added later) NULL: the core resolves the
+   * backend that computes on a tensor's memory in one place (dlx_compute_on, core/device.h),
+   * which calls this first and then the host backend's entry. */
+  int (*prepare_host_access)(int32_t device_id, dlx_error *err);
+
   /* ---- Entries of backends whose memory the CPU cannot address (NULL for host_accessible
    * ones). The core builds every cross-device copy from these and `copy`: it makes the source
    * contiguous on its own device, moves the bytes, then casts and scatters on the destination. */

@@ -35,6 +35,8 @@ const dlx_backend *dlx_backend_for(DLDeviceType type) {
   return NULL;
 }
 
+const dlx_backend *dlx_host_backend(void) { return dlx_backend_for(kDLCPU); }
+
 int dlx_device_check(DLDevice device, dlx_error *err) {
   const char *name = dlx_device_type_name(device.device_type);
   const dlx_backend *backend = dlx_backend_for(device.device_type);

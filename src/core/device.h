@@ -16,6 +16,31 @@ const dlx_backend *const *dlx_backends(int *count);
 /* 0 when device exists now; DeviceError naming what is missing otherwise. */
 int dlx_device_check(DLDevice device, dlx_error *err);
 
+/* The backend that computes on host memory (the CPU's), from the registry. The core runs it on
+ * the memory of backends with prepare_host_access; a backend that stages work through host
+ * memory (a copy of packed fp4 data, a complex sum, the bytes of a scalar) calls it too, and
+ * never names another backend's table. */
+const dlx_backend *dlx_host_backend(void);
+
+/* The backend whose compute entries (backend.h) run on the memory of `buffer`: the buffer's own,
+ * or the host backend for memory it computes on for another backend (one with
+ * prepare_host_access). No waiting: this is for the checks of optional entries. */
+static inline const dlx_backend *dlx_compute_backend(const dlx_buffer *buffer) {
+  const dlx_backend *own = buffer->backend;
+  return own->prepare_host_access == NULL ? own : dlx_host_backend();
+}
+
+/* Every call of a compute entry goes through here: *backend = dlx_compute_backend(t->buffer),
+ * once t's memory is ready for it (after its backend's prepare_host_access, for memory the host
+ * backend computes on). */
+static inline int dlx_compute_on(const dlx_tensor *t, const dlx_backend **backend, dlx_error *err) {
+  const dlx_backend *own = t->buffer->backend;
+  *backend = dlx_compute_backend(t->buffer);
+  return own->prepare_host_access == NULL
+             ? 0
+             : own->prepare_host_access(t->buffer->device.device_id, err);
+}
+
 /* "cpu", "cuda", "cuda_host", "opencl", ..., "trn"; NULL for a value DLPack does not define. */
 const char *dlx_device_type_name(int32_t type);
 /* 0 and *out on success, -1 for an unknown name. */
