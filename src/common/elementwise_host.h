@@ -9,9 +9,9 @@
 
 #include <string.h>
 
-#include "backends/builtin.h"
 #include "common/elementwise_ops.h"
 #include "core/backend.h"
+#include "core/device.h"
 #include "core/elementwise.h"
 #include "core/error.h"
 
@@ -114,7 +114,7 @@ static inline dlx_dtype dlx_ewk_kernel_dtype_of(dlx_ew_op op, dlx_dtype compute)
 }
 
 /* Scalar input k of op computing in `compute` as the bytes of its kernel dtype (out: 16 bytes,
- * zero-padded), converted with the CPU backend's rules. */
+ * zero-padded), converted on the host by the host backend (the rules of every backend). */
 static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
                                        const dlx_scalar *value, void *out, dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
@@ -122,7 +122,7 @@ static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
   dlx_tensor one;
   int rc = dlx_tensor_empty(&one, NULL, 0, kin, cpu, err);
   if (rc != 0) return rc;
-  rc = dlx_cpu_backend.fill(&one, value, err);
+  rc = dlx_host_backend()->fill(&one, value, err);
   memset(out, 0, 16);
   if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(kin));
   dlx_tensor_close(&one);

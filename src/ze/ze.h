@@ -131,6 +131,10 @@ uint32_t dlx_ze_groups_for(int64_t n);
 struct dlx_index_request;
 int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
 
+/* The backend's table (src/ze/ze_backend.c). */
+struct dlx_backend;
+extern const struct dlx_backend dlx_ze_backend;
+
 /* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
 struct dlx_stream_ops;
 extern const struct dlx_stream_ops dlx_ze_stream_ops;
