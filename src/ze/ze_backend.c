@@ -3,14 +3,14 @@
  * device's lock, queues its commands on the immediate command list and waits for them. */
 #include <string.h>
 
-#include "common/elementwise_host.h"
 #include "common/philox.h"
-#include "common/stats_host.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "core/device.h"
+#include "core/elementwise_kernels.h"
 #include "core/random.h"
 #include "core/sort.h"
+#include "core/stats_kernels.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 

@@ -1,11 +1,13 @@
-/* elementwise_host.h -- the host side of the shared element functions (elementwise_ops.h), for
- * the C code of backends whose kernels use them (Level Zero, CUDA) and their tests: the kernel op
- * of a dlx_ew_op, the kernel dtype of a compute dtype, and the refusal of the ops they lack.
+/* elementwise_kernels.h -- the host side of the shared element functions
+ * (common/elementwise_ops.h), for the C code of backends whose kernels use them (Level Zero,
+ * CUDA) and their tests: the kernel op of a dlx_ew_op, the kernel dtype of a compute dtype, and
+ * the refusal of the ops they lack. In the core, not in src/common: it speaks the core's enums
+ * and errors, which the kernels never see.
  *
  * An op missing from the table below (one added to dlx_ew_op later) maps to DLX_EWK_NONE, and
  * the backend refuses it with a DeviceError instead of running another op's code. */
-#ifndef DLX_COMMON_ELEMENTWISE_HOST_H
-#define DLX_COMMON_ELEMENTWISE_HOST_H
+#ifndef DLX_CORE_ELEMENTWISE_KERNELS_H
+#define DLX_CORE_ELEMENTWISE_KERNELS_H
 
 #include <string.h>
 
