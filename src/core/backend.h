@@ -108,7 +108,13 @@ typedef struct dlx_index_request {
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
-  bool host_accessible; /* the CPU can read and write its memory directly */
+  /* The CPU can read and write its memory directly; such a device type has one device, id 0
+   * (cpu, cuda_host, cuda_managed): its name is written without ":0". */
+  bool host_accessible;
+  /* Its kernels load elements whole, at addresses aligned to their size (CUDA): an import whose
+   * first element is not aligned to its item size is refused (a BufferError) before a kernel can
+   * fault on it (on CUDA the fault loses the context for the whole process). */
+  bool aligned_elements;
 
   /* Devices of this type that can be used now; 0 when the driver or device is missing. */
   int (*device_count)(void);

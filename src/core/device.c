@@ -71,7 +71,8 @@ int dlx_device_type_from_name(const char *name, DLDeviceType *out) {
 }
 
 bool dlx_device_type_is_host_like(int32_t type) {
-  return type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged || type == kDLROCMHost;
+  const dlx_backend *backend = dlx_backend_described((DLDeviceType)type);
+  return backend != NULL && backend->host_accessible;
 }
 
 const char *dlx_device_format(DLDevice device, char *buf, size_t size) {

@@ -13,6 +13,11 @@ const dlx_backend *dlx_backend_for(DLDeviceType type);
 /* All built-in backends, CPU first; *count receives their number. Defined by the list of
  * backends, src/backends/builtin.c. */
 const dlx_backend *const *dlx_backends(int *count);
+/* The built-in backend of this device type, or else the stand-in of one this build left out:
+ * its table's name, device type and memory traits (host_accessible, aligned_elements) but no
+ * entries, so that devices are named and imports checked the same with and without it. NULL
+ * for a device type no backend of dlx describes. Defined by src/backends/builtin.c. */
+const dlx_backend *dlx_backend_described(DLDeviceType type);
 /* 0 when device exists now; DeviceError naming what is missing otherwise. */
 int dlx_device_check(DLDevice device, dlx_error *err);
 
@@ -45,7 +50,8 @@ static inline int dlx_compute_on(const dlx_tensor *t, const dlx_backend **backen
 const char *dlx_device_type_name(int32_t type);
 /* 0 and *out on success, -1 for an unknown name. */
 int dlx_device_type_from_name(const char *name, DLDeviceType *out);
-/* Device types whose id is always 0 (CPU, pinned and managed memory). */
+/* Device types of host memory (their backend's host_accessible, built or not), whose id is
+ * always 0. */
 bool dlx_device_type_is_host_like(int32_t type);
 /* Writes "cpu", "cuda:0", "cuda_host", ... into buf; returns buf. */
 const char *dlx_device_format(DLDevice device, char *buf, size_t size);

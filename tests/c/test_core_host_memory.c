@@ -3,7 +3,7 @@
  * computes on a tensor's memory in one place (dlx_compute_on): for such memory, the host backend,
  * after the device's prepare_host_access. Checked without a GPU, on CPU memory under a stand-in
  * table that has no compute entry at all: every op still runs, on the host backend, and waits
- * for the device first. */
+ * for the device first. And the names of host memory's device types. */
 #include <math.h>
 
 #include "check.h"
@@ -159,8 +159,19 @@ static void test_failed_wait(void) {
   free_buffer(b);
 }
 
+/* Device types of host memory have one device, written without ":0", whether or not this build
+ * has their backend (rocm_host never has one). */
+static void test_host_memory_names(void) {
+  char buf[48];
+  CHECK(dlx_device_type_is_host_like(kDLCPU) && dlx_device_type_is_host_like(kDLROCMHost));
+  CHECK(!dlx_device_type_is_host_like(kDLCUDA) && !dlx_device_type_is_host_like(kDLOneAPI));
+  CHECK(strcmp(dlx_device_format((DLDevice){kDLROCMHost, 0}, buf, sizeof buf), "rocm_host") == 0);
+  CHECK(strcmp(dlx_device_format((DLDevice){kDLOneAPI, 0}, buf, sizeof buf), "oneapi:0") == 0);
+}
+
 int main(void) {
   test_resolution();
+  test_host_memory_names();
   test_every_op_runs_on_the_host_backend();
   test_failed_wait();
   return check_report("test_core_host_memory");
