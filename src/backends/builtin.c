@@ -1,10 +1,9 @@
 /* builtin.c -- the backends compiled into this dlx, as Lua's linit.c lists its standard
- * libraries: the one place that knows which DLX_WITH_* a build has. It also answers the public
- * calls of backends that were left out. */
+ * libraries: the one place that knows which DLX_WITH_* a build has. It also describes the
+ * backends that were left out. */
 #include "backends/builtin.h"
 
 #include "core/device.h"
-#include "dlx.h"
 
 static const dlx_backend *const builtin[] = {
     &dlx_cpu_backend,
@@ -47,12 +46,3 @@ const dlx_backend *dlx_backend_described(DLDeviceType type) {
     if (left_out[i].device_type == type) return &left_out[i];
   return NULL;
 }
-
-#ifndef DLX_WITH_LEVEL_ZERO
-/* dlx.h; src/ze/ze_runtime.c has the real one. */
-int dlx_share_level_zero_context(void *driver, void *context) {
-  (void)driver;
-  (void)context;
-  return DLX_DEVICE_ERROR; /* not built */
-}
-#endif

@@ -289,6 +289,12 @@ typedef struct dlx_backend {
    *   values[r][i] is that element, bit for bit. */
   int (*sort_rows)(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                    const dlx_tensor *indices, dlx_error *err);
+
+  /* Backends whose driver can work in a context a host made (Level Zero: a SYCL host's), NULL
+   * otherwise: the backend uses `context` for the devices of `driver` and never destroys it
+   * (dlx_share_level_zero_context of include/dlx.h calls it). 0, or DLX_DEVICE_ERROR once the
+   * backend has looked for devices, for a NULL argument, or for too many drivers. */
+  int (*share_context)(void *driver, void *context);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

@@ -704,4 +704,5 @@ const dlx_backend dlx_ze_backend = {
     .fill_random = ze_fill_random,
     .sort_rows = ze_sort_rows,
     .index_op = dlx_ze_index_op,
+    .share_context = dlx_ze_share_context,
 };
