@@ -22,8 +22,9 @@ const dlx_backend *const *dlx_backends(int *count) {
 
 /* Stand-ins for the backends this build left out: what their tables say of their memory, with
  * no entries, so that the core names their devices ("cuda_host", not "cuda_host:0") and refuses
- * misaligned CUDA imports the same in every build. c.test_cuda checks that they agree with the
- * real tables. rocm_host, DLPack's pinned ROCm memory, is host memory that no backend serves. */
+ * misaligned CUDA imports the same in every build (c.test_cuda expects the same traits of them
+ * as of the real tables). rocm_host, DLPack's pinned ROCm memory, is host memory that no backend
+ * serves. */
 static const dlx_backend left_out[] = {
 #ifndef DLX_WITH_CUDA
     {.name = "cuda", .device_type = kDLCUDA, .aligned_elements = true},
