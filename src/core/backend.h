@@ -241,7 +241,13 @@ typedef struct dlx_linalg_request {
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
-  bool host_accessible; /* the CPU can read and write its memory directly */
+  /* The CPU can read and write its memory directly; such a device type has one device, id 0
+   * (cpu, cuda_host, cuda_managed): its name is written without ":0". */
+  bool host_accessible;
+  /* Its kernels load elements whole, at addresses aligned to their size (CUDA): an import whose
+   * first element is not aligned to its item size is refused (a BufferError) before a kernel can
+   * fault on it (on CUDA the fault loses the context for the whole process). */
+  bool aligned_elements;
 
   /* Devices of this type that can be used now; 0 when the driver or device is missing. */
   int (*device_count)(void);
@@ -354,6 +360,15 @@ typedef struct dlx_backend {
   /* Waits until all queued work on the device has finished (NULL for synchronous backends). */
   int (*synchronize)(int32_t device_id, dlx_error *err);
 
+  /* Backends of host memory that the host backend (the CPU's) computes on, as CUDA's pinned and
+   * managed memory (NULL for backends that compute on their own memory): waits until the
+   * device no longer uses the memory of device_id (CUDA: every device idle), so that the CPU
+   * may read and write it. Such a backend is host_accessible and leaves every compute entry
+   * (copy, fill, reduce, ..., sort_rows, and those added later) NULL: the core resolves the
+   * backend that computes on a tensor's memory in one place (dlx_compute_on, core/device.h),
+   * which calls this first and then the host backend's entry. */
+  int (*prepare_host_access)(int32_t device_id, dlx_error *err);
+
   /* ---- Entries of backends whose memory the CPU cannot address (NULL for host_accessible
    * ones). The core builds every cross-device copy from these and `copy`: it makes the source
    * contiguous on its own device, moves the bytes, then casts and scatters on the destination. */
@@ -414,6 +429,12 @@ typedef struct dlx_backend {
   /* Optional (NULL: a DeviceError): the decompositions of dlx.linalg, one request a call, laid
    * out as dlx_linalg_request says. */
   int (*linalg)(dlx_linalg_request *r, dlx_error *err);
+
+  /* Backends whose driver can work in a context a host made (Level Zero: a SYCL host's), NULL
+   * otherwise: the backend uses `context` for the devices of `driver` and never destroys it
+   * (dlx_share_level_zero_context of include/dlx.h calls it). 0, or DLX_DEVICE_ERROR once the
+   * backend has looked for devices, for a NULL argument, or for too many drivers. */
+  int (*share_context)(void *driver, void *context);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */
