@@ -2,6 +2,7 @@
  * (cuda_host) and managed memory (cuda_managed). Pinned and managed memory are host memory for
  * dlx: the CPU kernels compute on them and the GPU reaches them through copies. */
 #include "core/ops.h"
+#include "cuda/blas.h"
 #include "cuda/cuda_internal.h"
 
 /* ---- cuda:N */
@@ -64,6 +65,7 @@ const dlx_backend dlx_cuda_backend = {
     .fill_random = dlx_cuda_fill_random_tensor,
     .sort_rows = dlx_cuda_sort_rows_tensor,
     .index_op = dlx_cuda_index_op_tensor,
+    .matmul = dlx_cuda_matmul_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */

@@ -1,0 +1,18 @@
+/* blas.h -- the CUDA backend's matrix products through cuBLAS, opened at run time (blas.c). No
+ * CUDA header: the C tests include it. */
+#ifndef DLX_CUDA_BLAS_H
+#define DLX_CUDA_BLAS_H
+
+#include "core/backend.h"
+#include "core/error.h"
+
+/* Opens cuBLAS once per process ($DLX_CUBLAS_LIBRARY when set, else libcublas.so.13, .12, .so)
+ * and resolves the functions dlx uses: 0, or the DeviceError "cuBLAS not found ..." (every call
+ * after a failure gives it again). Needs no GPU. */
+int dlx_cuda_blas_load(dlx_error *err);
+
+/* The backend entry matmul of cuda:N (backend.h's dlx_matmul_request): TypeError for dtypes
+ * cuBLAS has no product for (bool, integers), then dlx_cuda_blas_load's DeviceError. */
+int dlx_cuda_matmul_tensor(const dlx_matmul_request *r, dlx_error *err);
+
+#endif
