@@ -17,7 +17,9 @@ typedef enum dlx_errclass {
   DLX_MEMORY_ERROR, /* MemoryError: an allocation failed (dlx's, or Lua's own) */
   DLX_LUA_ERROR,    /* an error without a dlx class: one that Lua code raised with error(), or an
                        error value that is not a string. The core never returns it. */
-  DLX_OS_ERROR      /* OSError: the operating system refused a file operation (open, read, write) */
+  DLX_OS_ERROR,     /* OSError: the operating system refused a file operation (open, read, write) */
+  DLX_LINALG_ERROR  /* LinAlgError: a matrix that has no such decomposition (singular, not positive
+                       definite) or one that did not converge (dlx.linalg) */
 } dlx_errclass;
 
 #endif

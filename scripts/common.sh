@@ -53,17 +53,39 @@ dlx_build() {
   cmake --build --preset "$preset" --parallel "$(nproc)" "$@"
 }
 
+# Runs ctest with a test preset (CMakePresets.json) and more arguments (--parallel 4, -R busted),
+# from the repository root, the output of a failing test shown (--output-on-failure). When tests
+# fail, prints for each the command that reruns it alone, so that a red CI log says what to try
+# at home; returns ctest's status. The names come from <build>/Testing/Temporary/
+# LastTestsFailed.log, which ctest writes only when a test fails: it is removed first, so a name
+# left there by an earlier run is never offered.
+dlx_ctest() {
+  local preset=$1 status=0 dir failed line name
+  shift
+  dir=$(ctest --preset "$preset" -N 2>/dev/null | sed -n 's/^Test project //p') || true
+  failed=${dir:+$dir/Testing/Temporary/LastTestsFailed.log}
+  if [ -n "$failed" ]; then rm -f "$failed"; fi
+  ctest --preset "$preset" --output-on-failure "$@" || status=$?
+  if [ "$status" -eq 0 ]; then return 0; fi
+  if [ -z "$failed" ] || [ ! -s "$failed" ]; then
+    echo "ctest --preset $preset failed (status $status) without a failed test to name" >&2
+    return "$status"
+  fi
+  echo "ctest --preset $preset: $(wc -l <"$failed") failed; each one alone, from $PWD:" >&2
+  while IFS= read -r line; do
+    name=${line#*:} # "<number>:<name>"
+    # -R takes a regular expression: the name's special characters escaped, the whole anchored
+    # shellcheck disable=SC2001,SC2016 # a bracket expression of sed, no shell expansion meant
+    name=$(sed 's/[][\\.*+?^$(){}|]/\\&/g' <<<"$name")
+    echo "  ctest --preset $preset -R '^$name\$' --output-on-failure" >&2
+  done <"$failed"
+  return "$status"
+}
+
 # The version of dlx: the DLX_VERSION_STRING line of include/dlx.h.
 dlx_version() {
   sed -n 's/^#define DLX_VERSION_STRING "\(.*\)"$/\1/p' \
     "$(dirname "${BASH_SOURCE[0]}")/../include/dlx.h"
-}
-
-# Runs ctest with a test preset and more arguments (--parallel: every core).
-dlx_ctest() {
-  local preset=$1
-  shift
-  ctest --preset "$preset" --parallel "$(nproc)" "$@"
 }
 
 # The root of this checkout, as an absolute path.

@@ -102,6 +102,11 @@ local cases = {
   -- OSError: a file operation the OS refused
   { "OSError", "a file that is not there",
     function() dlx.load_npy("/nonexistent-dir-of-dlx/a.npy") end },
+  -- LinAlgError: a matrix without the decomposition asked for
+  { "LinAlgError", "the inverse of a singular matrix",
+    function() dlx.linalg.inv(dlx.zeros({ 2, 2 })) end },
+  { "LinAlgError", "the Cholesky factor of a matrix that is not positive definite",
+    function() dlx.linalg.cholesky(dlx.tensor({ { 1, 2 }, { 2, 1 } })) end },
 }
 
 describe("error classes", function()

@@ -66,11 +66,12 @@ end
 
 --- Registers, with busted's `it` and `pending` (not globals in a module), the test of p.count
 --- cases of p.case(id) at p.seed (printed), run by the script p.script, each checked by
---- p.check(case, its result line); `what` names the property in the printed line.
+--- p.check(case, its result line); `what` names the property in the printed line. p.python,
+--- when given, is the Python to run (nil: pending, with p.missing saying why).
 function N.it_holds(it, pending, what, p)
-  local python = N.python_with_numpy()
+  local python = p.python or (p.missing == nil and N.python_with_numpy() or nil)
   if python == nil then
-    pending("python3 has no numpy (apt-get install python3-numpy): skipped")
+    pending(p.missing or "python3 has no numpy (apt-get install python3-numpy): skipped")
     return
   end
   it(("holds for %d random cases (seed %d)"):format(p.count, p.seed), function()

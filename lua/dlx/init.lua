@@ -8,6 +8,7 @@ local dlpack = require "dlx.dlpack"
 local print_module = require "dlx.print"
 local cuda = require "dlx.cuda"
 local compare = require "dlx.compare"
+local linalg = require "dlx.linalg"
 
 local dlx = {
   version = core.version,
@@ -24,7 +25,7 @@ local dlx = {
   -- dlx.type(v): "tensor", "closed tensor", "capsule", "device", "stream" or nil, as io.type
   type = core.type,
   -- dlx.error_class(err): "TypeError", "ValueError", "BufferError", "DeviceError",
-  -- "MemoryError", "OSError", or nil for an error without a dlx class
+  -- "MemoryError", "OSError", "LinAlgError", or nil for an error without a dlx class
   error_class = core.error_class,
   memory_allocated = core.memory_allocated,
   -- dlx.empty_cache([device]): gives the blocks the caching allocators keep for reuse back to the
@@ -36,6 +37,7 @@ local dlx = {
   current_stream = core.current_stream,
   with_stream = function(s, fn, ...) return s:use(fn, ...) end,
   cuda = cuda,
+  linalg = linalg,
   Tensor = core.Tensor,
 }
 

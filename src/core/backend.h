@@ -144,6 +144,102 @@ typedef struct dlx_matmul_request {
   bool allow_tf32; /* the caller's switch (dlx.cuda.allow_tf32); devices without TF32 ignore it */
 } dlx_matmul_request;
 
+/* The decompositions of the backend entry linalg (dlx.linalg; src/core/linalg_decomp.c lays the
+ * requests out). In each request:
+ * - a "matrix" tensor holds r->batch matrices of its last two dims, rows x cols, each in
+ *   column-major order (LAPACK's layout, leading dimension = rows) right after the previous one:
+ *   it is fresh and writable, of shape [batch dims..., rows, cols] with strides [..., 1, rows];
+ * - a "vector" tensor is fresh, C-contiguous, [batch dims..., len];
+ * - matrices and vectors are of r->dtype (float32, float64, complex64 or complex128) unless said
+ *   otherwise; "real" is its real dtype (float32 for complex64), "complex" its complex one;
+ * - batch >= 1, m >= 1 and n >= 1 (the core answers empty requests itself); k >= 0;
+ * - a singular, not positive definite or non-converging matrix is no error of the entry: the
+ *   backend sets r->bad_batch to the 0-based index of the first such matrix (in batch order)
+ *   and r->bad_info to LAPACK's info for it (a 1-based pivot, minor or count), and the core
+ *   raises the LinAlgError; other failures (memory, sizes too large for the backend) are
+ *   errors of the entry. Outputs are then garbage and the core closes them;
+ * - results need not be bit for bit the same on every backend or thread count (LAPACK's
+ *   blocked algorithms depend on both), only accurate to the dtype's precision. */
+typedef enum dlx_linalg_op {
+  /* a (m x n) is overwritten by its LU factors with partial pivoting (getrf: L unit lower, U
+   * upper), ints (int64 vector, min(m, n)) by the 1-based pivots: row i was swapped with row
+   * ints[i]. With DLX_LINALG_VECTORS, mats[0] (m x m) gets P, mats[1] (m x min) L and mats[2]
+   * (min x n) U, A = P L U. A singular matrix is no failure. */
+  DLX_LINALG_LU,
+  /* a (n x n) holds LU factors and ints their pivots, as LU makes them (pivots out of 1..n:
+   * ValueError); b (n x k) is overwritten by X, A X = B. Fails on a zero on U's diagonal (its
+   * 1-based place). */
+  DLX_LINALG_LU_SOLVE,
+  /* a (n x n, overwritten), b (n x k) -> X in b, A X = B. Fails as LU_SOLVE. */
+  DLX_LINALG_SOLVE,
+  /* a (n x n) -> its inverse in a. Fails as LU_SOLVE. */
+  DLX_LINALG_INV,
+  /* a (n x n, overwritten) -> vecs[0] (vector of len 1): det(A); with DLX_LINALG_LOG, vecs[0]
+   * the sign (det / |det|, 0 for a singular matrix) and vecs[1] (real) log |det|. */
+  DLX_LINALG_DET,
+  /* a (n x n) Hermitian positive definite, its lower triangle read (upper with
+   * DLX_LINALG_UPPER) -> L (U) in a, the other triangle zeroed, A = L L^H (U^H U). Fails when
+   * the leading minor of order bad_info is not positive definite (NaN included). */
+  DLX_LINALG_CHOLESKY,
+  /* a (m x n, overwritten) -> mats[1] R (rrows x n, upper, rrows = m with DLX_LINALG_FULL, else
+   * min(m, n)) and, unless mats[0] is NULL, mats[0] Q (m x qcols, orthonormal columns, qcols =
+   * m with FULL, else min(m, n)), A = Q R. */
+  DLX_LINALG_QR,
+  /* a (m x n, overwritten) -> vecs[0] (real, min(m, n)) the singular values, descending; with
+   * DLX_LINALG_VECTORS mats[0] U (m x m with FULL, else m x min) and mats[1] V^H (n x n with
+   * FULL, else min x n). Fails when the algorithm does not converge. */
+  DLX_LINALG_SVD,
+  /* a (n x n) Hermitian, its lower (UPPER: upper) triangle read -> vecs[0] (real, n) the
+   * eigenvalues ascending; with DLX_LINALG_VECTORS a gets the orthonormal eigenvectors as
+   * columns. Fails when the algorithm does not converge. */
+  DLX_LINALG_EIGH,
+  /* a (n x n, overwritten) -> vecs[0] (complex, n) the eigenvalues, in LAPACK's order; with
+   * DLX_LINALG_VECTORS mats[0] (complex, n x n) the right eigenvectors as columns of 2-norm 1
+   * (LAPACK's normalisation). Fails when the QR algorithm does not converge. */
+  DLX_LINALG_EIG,
+  /* a (m x n, overwritten), b (max(m, n) x k) -> b's first n rows the minimum-norm least
+   * squares solution (SVD-based, gelsd), singular values below rcond * the largest treated as
+   * zero; ints (int64 vector, len 1) the rank; vecs[0] (real, min(m, n)) the singular values;
+   * vecs[1] (real, k), when m > n, the squared 2-norm of each column's residual (the sum of
+   * |b[i][j]|^2 over rows n + 1 .. m of the transformed b, valid when the rank is n). Fails
+   * when the SVD does not converge. */
+  DLX_LINALG_LSTSQ,
+  /* a (n x n) triangular, upper with DLX_LINALG_UPPER (else lower; the other triangle is not
+   * read), its diagonal taken as ones with DLX_LINALG_UNIT; b (n x k) -> X in b, A X = B.
+   * Fails on a zero on the diagonal (its 1-based place). */
+  DLX_LINALG_TRIANGULAR
+} dlx_linalg_op;
+
+/* Flags of a linalg request. */
+enum {
+  DLX_LINALG_UPPER = 1,   /* CHOLESKY, EIGH, TRIANGULAR: the upper triangle */
+  DLX_LINALG_UNIT = 2,    /* TRIANGULAR: unit diagonal */
+  DLX_LINALG_VECTORS = 4, /* LU (P, L, U), SVD, EIGH, EIG: the vectors too */
+  DLX_LINALG_FULL = 8,    /* QR (complete), SVD (full_matrices) */
+  DLX_LINALG_LOG = 16     /* DET: sign and log |det| */
+};
+
+typedef struct dlx_linalg_request {
+  dlx_linalg_op op;
+  int flags;                 /* DLX_LINALG_* */
+  const char *name;          /* the function, for messages ("linalg.solve") */
+  dlx_dtype dtype;           /* float32, float64, complex64 or complex128 */
+  int64_t batch;             /* matrices */
+  int64_t m, n, k;           /* a is m x n (n x n when square); b has k columns */
+  double rcond;              /* LSTSQ */
+  const dlx_tensor *a;       /* matrices, read and overwritten as the op says */
+  const dlx_tensor *b;       /* matrices of right-hand sides (LU_SOLVE, SOLVE, LSTSQ, TRIANGULAR) */
+  const dlx_tensor *mats[3]; /* matrix outputs, as the op says (NULL when not asked) */
+  const dlx_tensor *vecs[2]; /* vector outputs */
+  const dlx_tensor *ints;    /* int64 vector: LU's pivots (LU_SOLVE: read), LSTSQ's rank */
+  /* A non-finite input: SVD, EIGH, EIG and LSTSQ never run LAPACK's iterations on a matrix
+   * holding NaN or an infinity (some loop for ever on NaN): every value output of that batch
+   * element (and a too, for EIGH's vectors; b for LSTSQ's solution) becomes NaN, LSTSQ's rank 0,
+   * and it is no failure. */
+  int64_t bad_batch; /* out: the first failing matrix, -1 when none */
+  int64_t bad_info;  /* out: its LAPACK info */
+} dlx_linalg_request;
+
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
@@ -316,6 +412,10 @@ typedef struct dlx_backend {
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);
+
+  /* Optional (NULL: a DeviceError): the decompositions of dlx.linalg, one request a call, laid
+   * out as dlx_linalg_request says. */
+  int (*linalg)(dlx_linalg_request *r, dlx_error *err);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

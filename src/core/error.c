@@ -33,6 +33,8 @@ const char *dlx_errclass_name(dlx_errclass code) {
     return "LuaError";
   case DLX_OS_ERROR:
     return "OSError";
+  case DLX_LINALG_ERROR:
+    return "LinAlgError";
   }
   return "Error";
 }

@@ -18,7 +18,8 @@ int dlx_fail(dlx_error *err, dlx_errclass code, const char *fmt, ...)
 #endif
     ;
 
-/* "TypeError", "ValueError", "BufferError", "DeviceError", "MemoryError", "OSError";
+/* "TypeError", "ValueError", "BufferError", "DeviceError", "MemoryError", "OSError",
+ * "LinAlgError";
  * "LuaError" for DLX_LUA_ERROR. */
 const char *dlx_errclass_name(dlx_errclass code);
 

@@ -111,4 +111,5 @@ const dlx_backend dlx_cpu_backend = {
     .index_op = dlx_cpu_index_op,
     .sort_rows = dlx_cpu_sort_rows,
     .matmul = dlx_cpu_matmul,
+    .linalg = dlx_cpu_linalg,
 };

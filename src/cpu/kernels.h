@@ -28,6 +28,9 @@ int dlx_cpu_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *
 /* matmul.c */
 int dlx_cpu_matmul(const dlx_matmul_request *r, dlx_error *err);
 
+/* linalg.c */
+int dlx_cpu_linalg(dlx_linalg_request *r, dlx_error *err);
+
 /* Packed fp4/fp6 copy (subbyte.c): dst and src have the same sub-byte dtype and shape. */
 void dlx_cpu_copy_subbyte(const dlx_tensor *dst, const dlx_tensor *src);
 

@@ -128,6 +128,11 @@ static int host_like_index_op(dlx_index_request *r, dlx_error *err) {
   return rc != 0 ? rc : dlx_cpu_backend.index_op(r, err);
 }
 
+static int host_like_linalg(dlx_linalg_request *r, dlx_error *err) {
+  int rc = wait_all_devices(err);
+  return rc != 0 ? rc : dlx_cpu_backend.linalg(r, err);
+}
+
 static int host_like_synchronize(int32_t device_id, dlx_error *err) {
   (void)device_id;
   return wait_all_devices(err);
@@ -175,6 +180,7 @@ const dlx_backend dlx_cuda_host_backend = {
     .fill_random = host_like_fill_random,
     .sort_rows = host_like_sort_rows,
     .index_op = host_like_index_op,
+    .linalg = host_like_linalg,
     .synchronize = host_like_synchronize,
 };
 
@@ -213,6 +219,7 @@ const dlx_backend dlx_cuda_managed_backend = {
     .fill_random = host_like_fill_random,
     .sort_rows = host_like_sort_rows,
     .index_op = host_like_index_op,
+    .linalg = host_like_linalg,
     .synchronize = host_like_synchronize,
     .refine_import = device_refine_import,
 };

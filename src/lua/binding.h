@@ -249,6 +249,8 @@ extern const luaL_Reg dlxl_reduce_funcs[];   /* reductions.c: dlx.softmax, dlx.l
 extern const luaL_Reg dlxl_dlpack_methods[]; /* dlpack.c; capi.c has the host C API */
 extern const luaL_Reg dlxl_dlpack_funcs[];   /* dlpack.c: consumer(request) -> from_dlpack */
 extern const luaL_Reg dlxl_public_funcs[];   /* create.c: dlx.empty, ..., with options tables */
+/* linalg_decomp.c: the decompositions of dlx.linalg */
+extern const luaL_Reg dlxl_decomp_funcs[];
 extern const luaL_Reg dlxl_npy_funcs[];      /* npy.c: dlx.frombuffer, save_npy, load_npy */
 extern const luaL_Reg dlxl_npy_methods[];    /* npy.c: t:tobytes() */
 extern const luaL_Reg dlxl_thread_funcs[];   /* threads.c: dlx.set_num_threads, get_num_threads */

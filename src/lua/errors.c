@@ -89,7 +89,8 @@ const char *dlxl_typename(lua_State *L, int idx) {
 /* The class whose name starts s, followed by ": "; DLX_OK when none does. */
 static dlx_errclass class_at(const char *s) {
   static const dlx_errclass classes[] = {DLX_TYPE_ERROR,   DLX_VALUE_ERROR,  DLX_BUFFER_ERROR,
-                                         DLX_DEVICE_ERROR, DLX_MEMORY_ERROR, DLX_OS_ERROR};
+                                         DLX_DEVICE_ERROR, DLX_MEMORY_ERROR, DLX_OS_ERROR,
+                                         DLX_LINALG_ERROR};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     dlx_errclass code = classes[i];
     const char *name = dlx_errclass_name(code);

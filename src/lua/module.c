@@ -147,6 +147,10 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_linalg_funcs, 1);
   lua_setfield(L, -2, "api");
+  lua_newtable(L); /* what lua/dlx/linalg.lua builds dlx.linalg from */
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_decomp_funcs, 1);
+  lua_setfield(L, -2, "linalg");
   lua_pushliteral(L, DLX_VERSION_STRING);
   lua_setfield(L, -2, "version");
   lua_createtable(L, 2, 0);

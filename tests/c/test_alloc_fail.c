@@ -156,6 +156,19 @@ static const scenario scenarios[] = {
      "for i = 1, 3 do s = s + x:astype('float64'):sum():item() end\n"
      "collectgarbage()\n"
      "return x:astype('float64'), dlx.zeros(30000)\n"},
+    /* dlx.linalg: the column-major copies, the results and the LinAlgError's cleanup */
+    {"decompositions", 0,
+     "local L = dlx.linalg\n"
+     "local a = dlx.tensor({{4, 1}, {1, 3}}):transpose(1, 2):expand{2, 2, 2}\n"
+     "local x = L.solve(a, dlx.ones(2))\n"
+     "local q, r = L.qr(a)\n"
+     "local u, s, vh = L.svd(a)\n"
+     "local w, v = L.eigh(a, {uplo = 'U'})\n"
+     "local sol, res, rank, sv = L.lstsq(a, dlx.ones{2, 1})\n"
+     "local p, l, lu = L.lu(a)\n"
+     "local sign, logdet = L.slogdet(a)\n"
+     "local ok = pcall(L.inv, dlx.zeros{2, 2})\n"
+     "return L.cholesky(a), L.pinv(a), x\n"},
 };
 
 /* ---- one run */

@@ -4,7 +4,7 @@
  *     counts 1 to 4 (more threads than this machine's cores too) and many sizes and grains;
  *   - the work really spreads when it pays: with 2 threads and blocks far longer than a
  *     wake-up, a worker takes blocks while the caller is busy; blocks far shorter stay on the
- *     caller and wake no worker;
+ *     caller and wake no worker as a rule (a fraction of the jobs may, on a slow machine);
  *   - a range function that calls the pool again runs that inner loop on its own thread;
  *   - several host threads calling at once all get their work done (one owns the pool, the
  *     others run on their own thread);
@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,12 +76,19 @@ static void test_cover(void) {
 }
 
 /* ---- the work spreads when it pays: blocks much longer than a wake-up get a worker, which
- * takes blocks while the caller is busy (the caller's later blocks wait, a bounded time, for
- * a worker's); blocks far shorter than a wake-up all stay on the caller, no worker woken. */
+ * takes blocks while the caller is busy (the caller's later blocks wait for a worker's); blocks
+ * far shorter than a wake-up mostly stay on the caller, no worker woken for them as a rule.
+ *
+ * No check here counts on how fast a thread runs or is scheduled (valgrind runs one thread at
+ * a time, a sanitizer or a busy machine stretches any interval): the waits are for events, or
+ * bounded far beyond a slow machine's worst, and counts of what the scheduler decides are
+ * bounded by a fraction, not by zero. */
 
 typedef struct spread {
   pthread_t caller;
   atomic_int caller_blocks, worker_blocks;
+  atomic_bool first_done; /* the caller's first block is over (and so the pool decided) */
+  atomic_int waited_ms;   /* by the caller's later blocks, for a worker's first */
 } spread;
 
 static void sleep_ms(long ms) {
@@ -92,17 +100,23 @@ static void spread_range(void *ctx, int64_t begin, int64_t end) {
   spread *s = ctx;
   (void)begin, (void)end;
   if (!pthread_equal(pthread_self(), s->caller)) {
-    /* a worker still awake from an earlier job may join unwoken: it must not take every block
-     * while the caller runs its first */
-    sleep_ms(1);
+    /* a worker still awake from an earlier job may join unwoken: it takes no block before the
+     * caller's first is over, however long that one is stretched, so blocks are left when the
+     * pool decides to wake a worker */
+    while (!atomic_load(&s->first_done)) sleep_ms(1);
     atomic_fetch_add(&s->worker_blocks, 1);
     return;
   }
   if (atomic_fetch_add(&s->caller_blocks, 1) == 0) {
     sleep_ms(20); /* the first block: timed long */
+    atomic_store(&s->first_done, true);
     return;
   }
-  for (int i = 0; i < 5000 && atomic_load(&s->worker_blocks) == 0; i++) sleep_ms(1);
+  /* the caller's later blocks wait for a worker's first, 10000 sleeps of 1 ms in all (10 s or
+   * more): far longer than a wake-up takes on the slowest machine, yet a pool that woke nobody
+   * fails the check instead of hanging */
+  while (atomic_load(&s->worker_blocks) == 0 && atomic_fetch_add(&s->waited_ms, 1) < 10000)
+    sleep_ms(1);
 }
 
 static void test_spread(void) {
@@ -118,25 +132,33 @@ static void test_spread(void) {
   dlx_cpu_set_num_threads(0);
 }
 
-static void empty_range(void *ctx, int64_t begin, int64_t end) {
-  (void)ctx, (void)begin, (void)end;
-}
+/* Short blocks: the pool wakes a worker for a job of 8 blocks of a few atomic additions in
+ * at most one job in SHORT_WAKE_SHARE, and other threads run at most one range in
+ * SHORT_WAKE_SHARE. A quiet machine wakes none; but a stretched first block (the caller
+ * preempted, valgrind translating the range function's code on its first call) is timed long
+ * and may wake a worker for that job, and a worker still awake may join a job unwoken. A pool
+ * that woke workers for short blocks as a rule wakes one for every job. */
+#define SHORT_JOBS 200
+#define SHORT_WAKE_SHARE 10
 
 static void test_short_blocks_stay(void) {
   dlx_cpu_set_num_threads(2);
-  /* the pool's measure of a block forgets the long ones of the tests before */
-  for (int round = 0; round < 200; round++) dlx_cpu_parallel_for(8, 1, empty_range, NULL);
-  sleep_ms(50); /* and workers still awake from them go back to sleep */
-  long wakeups = dlx_cpu_pool_wakeups();
   int others = 0, total = 0;
   bool ok = true;
-  for (int round = 0; round < 200; round++) {
+  /* the pool's measure of a block forgets the long ones of the tests before */
+  for (int round = 0; round < SHORT_JOBS; round++) ok = ok && covers(8, 1, &others);
+  sleep_ms(50); /* and workers still awake from them go back to sleep (most likely) */
+  long wakeups = dlx_cpu_pool_wakeups();
+  for (int round = 0; round < SHORT_JOBS; round++) {
     ok = ok && covers(8, 1, &others);
     total += others;
   }
+  long woken = dlx_cpu_pool_wakeups() - wakeups;
+  printf("short blocks: %ld of %d jobs woke a worker, %d of %d ranges ran on another thread\n",
+         woken, SHORT_JOBS, total, 8 * SHORT_JOBS);
   CHECK(ok);
-  CHECK_EQ_INT(dlx_cpu_pool_wakeups(), wakeups);
-  CHECK_EQ_INT(total, 0);
+  CHECK(woken <= SHORT_JOBS / SHORT_WAKE_SHARE);
+  CHECK(total <= 8 * SHORT_JOBS / SHORT_WAKE_SHARE);
   dlx_cpu_set_num_threads(0);
 }
 

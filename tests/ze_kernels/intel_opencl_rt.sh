@@ -47,13 +47,15 @@ export OCL_ICD_VENDORS=$icd DLX_ZE_EXPECT_SUBGROUPS=1
 
 # Runs the test and checks that it ran on Intel's runtime (exit 77 is the test's "no device").
 run_test() {
-  local log rc=0
+  local log rc=0 rerun
   log=$(mktemp)
   stdbuf -oL "$test_bin" 2>&1 | tee "$log" || rc=$? # (stdbuf: its lines as they come)
   if [ "$rc" -eq 77 ]; then
     fail "the OpenCL ICD loader (ocl-icd) found no device in $icd"
   fi
-  [ "$rc" -eq 0 ] || fail "test_ze_kernels failed (exit $rc)"
+  rerun="env OCL_ICD_VENDORS=$icd DLX_ZE_EXPECT_SUBGROUPS=1"
+  rerun+="${DLX_ZE_KERNEL_IL:+ DLX_ZE_KERNEL_IL=$DLX_ZE_KERNEL_IL} $test_bin"
+  [ "$rc" -eq 0 ] || fail "test_ze_kernels failed (exit $rc); rerun it alone:"$'\n'"  $rerun"
   grep -q '^OpenCL: Intel' "$log" || fail "test_ze_kernels did not run on Intel's OpenCL runtime"
   rm -f "$log"
 }
