@@ -8,12 +8,9 @@
  * handles live until the process ends, and unloading it under another thread's call would crash.
  *
  * Handles. A cuBLAS handle may be shared by threads only if none changes its settings, and every
- * call here sets its stream and workspace, so each thread has its own handle per device, made on
- * first use with the device current. When a thread ends its handles go to a free list and the
- * next new thread of that device takes one, so a host that starts and ends threads does not
- * leak them. Handles are never destroyed, not even at exit: cublasDestroy after the CUDA
- * context is gone (atexit order is not ours to choose) can crash, and the driver frees
- * everything of a process that ends (PyTorch leaves its handles for the same reason).
+ * call here sets its stream and workspace, so each thread has its own handle per device
+ * (handles.h: made on first use, taken over by a new thread when its thread ends, never
+ * destroyed).
  *
  * Each call: cublasSetStream to the calling thread's current stream of the device, a workspace
  * from the caching allocator on that stream (32 MiB on sm_90 and later, 4 MiB before: NVIDIA's
@@ -35,6 +32,9 @@
 #include "cuda/blas.h"
 #include "cuda/blas_plan.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/handles.h"
+
+_Static_assert(DLX_CUDA_HANDLE_DEVICES == DLX_CUDA_MAX_DEVICES, "handles.h counts devices alike");
 
 _Static_assert(DLX_CUBLAS_OP_N == (int)CUBLAS_OP_N && DLX_CUBLAS_OP_T == (int)CUBLAS_OP_T &&
                    DLX_CUBLAS_OP_C == (int)CUBLAS_OP_C,
@@ -57,7 +57,11 @@ _Static_assert(DLX_CUBLAS_COMPUTE_32F == (int)CUBLAS_COMPUTE_32F &&
   X(cublasSetMathMode)                                                                             \
   X(cublasGetStatusName)                                                                           \
   X(cublasGetStatusString)                                                                         \
-  X(cublasGemmStridedBatchedEx)
+  X(cublasGemmStridedBatchedEx)                                                                    \
+  X(cublasStrsm_v2)                                                                                \
+  X(cublasDtrsm_v2)                                                                                \
+  X(cublasCtrsm_v2)                                                                                \
+  X(cublasZtrsm_v2)
 
 typedef struct cublas_api {
 #define DLX_CUBLAS_POINTER(name) __typeof__(name) *name;
@@ -129,72 +133,31 @@ static int blas_fail(dlx_error *err, cublasStatus_t status, const char *what) {
                   api.cublasGetStatusName(status));
 }
 
-/* ---- handles: one per thread and device, recycled through a free list when a thread ends */
+/* ---- handles (handles.h): one per thread and device */
 
-typedef struct thread_handles {
-  cublasHandle_t handle[DLX_CUDA_MAX_DEVICES];
-} thread_handles;
-
-static _Thread_local thread_handles *mine;
-static pthread_key_t handles_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static bool key_ok;
-static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
-static cublasHandle_t *free_handles[DLX_CUDA_MAX_DEVICES];
-static int free_count[DLX_CUDA_MAX_DEVICES], free_room[DLX_CUDA_MAX_DEVICES];
-
-/* A thread ends: its handles go to the free list (one that finds no room is left as it is). */
-static void release_handles(void *value) {
-  thread_handles *t = value;
-  pthread_mutex_lock(&free_lock);
-  for (int d = 0; d < DLX_CUDA_MAX_DEVICES; d++) {
-    if (t->handle[d] == NULL) continue;
-    if (free_count[d] == free_room[d]) {
-      int room = free_room[d] > 0 ? 2 * free_room[d] : 8;
-      cublasHandle_t *grown = realloc(free_handles[d], sizeof *grown * (size_t)room);
-      if (grown == NULL) continue;
-      free_handles[d] = grown;
-      free_room[d] = room;
-    }
-    free_handles[d][free_count[d]++] = t->handle[d];
-  }
-  pthread_mutex_unlock(&free_lock);
-  free(t);
+static int create_handle(void **out, dlx_error *err) {
+  cublasHandle_t h;
+  cublasStatus_t status = api.cublasCreate_v2(&h);
+  if (status != CUBLAS_STATUS_SUCCESS) return blas_fail(err, status, "cublasCreate");
+  status = api.cublasSetMathMode(
+      h, (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+  if (status != CUBLAS_STATUS_SUCCESS) return blas_fail(err, status, "cublasSetMathMode");
+  *out = h;
+  return 0;
 }
 
-static void make_key(void) { key_ok = pthread_key_create(&handles_key, release_handles) == 0; }
+static dlx_cuda_handles handles = DLX_CUDA_HANDLES(create_handle);
 
-static cublasHandle_t take_free(int32_t device_id) {
-  cublasHandle_t h = NULL;
-  pthread_mutex_lock(&free_lock);
-  if (free_count[device_id] > 0) h = free_handles[device_id][--free_count[device_id]];
-  pthread_mutex_unlock(&free_lock);
-  return h;
-}
-
-/* The calling thread's handle for device_id (the current device), made on first use. */
-static int thread_handle(int32_t device_id, cublasHandle_t *out, dlx_error *err) {
+/* The calling thread's handle for device_id (current), set to its current stream. */
+static int thread_handle(int32_t device_id, cudaStream_t stream, cublasHandle_t *out,
+                         dlx_error *err) {
+  void *h;
   cublasStatus_t status;
-  if (mine == NULL) {
-    pthread_once(&key_once, make_key);
-    mine = calloc(1, sizeof *mine);
-    if (mine == NULL)
-      return dlx_fail(err, DLX_MEMORY_ERROR, "no memory for the thread's cuBLAS handles");
-    if (key_ok) (void)pthread_setspecific(handles_key, mine);
-  }
-  if (mine->handle[device_id] == NULL) {
-    cublasHandle_t h = take_free(device_id);
-    if (h == NULL) {
-      status = api.cublasCreate_v2(&h);
-      if (status != CUBLAS_STATUS_SUCCESS) return blas_fail(err, status, "cublasCreate");
-      status = api.cublasSetMathMode(
-          h,
-          (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
-      if (status != CUBLAS_STATUS_SUCCESS) return blas_fail(err, status, "cublasSetMathMode");
-    }
-    mine->handle[device_id] = h;
-  }
-  *out = mine->handle[device_id];
+  int rc = dlx_cuda_thread_handle(&handles, device_id, &h, err);
+  if (rc != 0) return rc;
+  status = api.cublasSetStream_v2((cublasHandle_t)h, stream);
+  if (status != CUBLAS_STATUS_SUCCESS) return blas_fail(err, status, "cublasSetStream");
+  *out = (cublasHandle_t)h;
   return 0;
 }
 
@@ -254,11 +217,7 @@ int dlx_cuda_matmul_tensor(const dlx_matmul_request *request, dlx_error *err) {
   rc = dlx_cuda_enter(id, &guard, err);
   if (rc != 0) return rc;
   stream = dlx_cuda_current_stream(id);
-  rc = thread_handle(id, &h, err);
-  if (rc == 0) {
-    status = api.cublasSetStream_v2(h, stream);
-    if (status != CUBLAS_STATUS_SUCCESS) rc = blas_fail(err, status, "cublasSetStream");
-  }
+  rc = thread_handle(id, stream, &h, err);
   if (rc == 0) {
     /* without a workspace (no memory for it) cuBLAS picks algorithms that need none */
     dlx_error ignored;
@@ -275,4 +234,38 @@ int dlx_cuda_matmul_tensor(const dlx_matmul_request *request, dlx_error *err) {
     if (held[i]) dlx_tensor_close(&holders[i]);
   dlx_cuda_leave(&guard);
   return rc;
+}
+
+/* ---- trsm, for the decompositions (solver.c) */
+
+int dlx_cuda_blas_trsm(int32_t device_id, dlx_dtype dtype, bool upper, bool unit, int64_t n,
+                       int64_t k, const void *a, int64_t lda, void *b, int64_t ldb,
+                       dlx_error *err) {
+  static const float one_f[2] = {1, 0};
+  static const double one_d[2] = {1, 0};
+  cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+  cublasHandle_t h = NULL;
+  cublasStatus_t status;
+  int rc = dlx_cuda_blas_load(err);
+  if (rc == 0) rc = thread_handle(device_id, dlx_cuda_current_stream(device_id), &h, err);
+  if (rc != 0) return rc;
+#define DLX_TRSM_ARGS(T, one)                                                                      \
+  h, CUBLAS_SIDE_LEFT, fill, CUBLAS_OP_N, diag, (int)n, (int)k, (const T *)(one), (const T *)a,    \
+      (int)lda, (T *)b, (int)ldb
+  switch (dtype) {
+  case DLX_FLOAT32:
+    status = api.cublasStrsm_v2(DLX_TRSM_ARGS(float, one_f));
+    break;
+  case DLX_FLOAT64:
+    status = api.cublasDtrsm_v2(DLX_TRSM_ARGS(double, one_d));
+    break;
+  case DLX_COMPLEX64:
+    status = api.cublasCtrsm_v2(DLX_TRSM_ARGS(cuComplex, one_f));
+    break;
+  default:
+    status = api.cublasZtrsm_v2(DLX_TRSM_ARGS(cuDoubleComplex, one_d));
+  }
+#undef DLX_TRSM_ARGS
+  return status == CUBLAS_STATUS_SUCCESS ? 0 : blas_fail(err, status, "cublas?trsm");
 }
