@@ -4,6 +4,7 @@
 #include "core/ops.h"
 #include "cuda/blas.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/solver.h"
 
 /* ---- cuda:N */
 
@@ -66,6 +67,7 @@ const dlx_backend dlx_cuda_backend = {
     .sort_rows = dlx_cuda_sort_rows_tensor,
     .index_op = dlx_cuda_index_op_tensor,
     .matmul = dlx_cuda_matmul_tensor,
+    .linalg = dlx_cuda_linalg_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
