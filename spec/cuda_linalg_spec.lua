@@ -1,7 +1,8 @@
 --- #gpu: matrix products on CUDA devices through cuBLAS (src/cuda/blas.c; the request mapped by
 --- src/cuda/blas_plan.h) against a CPU reference, the cases of spec/linalg_device.lua; the TF32
---- switch; products on the calling thread's current stream. The parts without #gpu (the switch
---- itself) run everywhere.
+--- switch; products on the calling thread's current stream; dlx.linalg's decompositions through
+--- cuSOLVER (src/cuda/solver.c, linalg_plan.h), the cases of spec/linalg_decomp_device.lua. The
+--- parts without #gpu (the switch itself) run everywhere.
 local h = require "spec.helper"
 local dlx = h.dlx
 
@@ -71,6 +72,26 @@ describe("#gpu CUDA matrix products", function()
     local a, b = dlx.randn({ 300, 500 }):to("cuda:0"), dlx.randn({ 500, 200 }):to("cuda:0")
     local first = dlx.matmul(a, b)
     for _ = 1, 3 do assert.is_true(dlx.equal(first, dlx.matmul(a, b))) end
+  end)
+end)
+
+describe("#gpu CUDA decompositions", function()
+  if not h.has_device("cuda:0", pending) then return end
+  require "spec.linalg_decomp_device" ("cuda:0", it, { unmapped = { "eig", "eigvals", "lstsq" } })
+
+  it("decomposes on the current stream", function()
+    local s = dlx.stream("cuda:0")
+    local a = dlx.zeros({ 64, 64 }, { dtype = "float64" }):to("cuda:0")
+    local inv = dlx.with_stream(s, function()
+      dlx.cuda.busy_wait(200000000) -- s is busy: the fill and the factorisation wait behind it
+      a:fill_(0)
+      a:diagonal():fill_(4)
+      return dlx.linalg.inv(a)
+    end)
+    s:synchronize()
+    assert.are.equal(0.25, inv:diagonal():min():item())
+    assert.are.equal(0.25, inv:max():item())
+    s:close()
   end)
 end)
 
