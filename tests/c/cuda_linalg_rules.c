@@ -419,12 +419,16 @@ static void one_case(int iteration) {
   if (square) m = n;
   make(&a[0], d, batch, nb, m, n, kind);
   twin(&a[1], &a[0]);
-  make(&b[0], d, batch, nb, n, k, GENERAL);
+  bool left = below(3) != 0; /* solve_triangular: X A = B with left false, B then k x n */
+  if (op == 11 && !left)
+    make(&b[0], d, batch, nb, k, n, GENERAL);
+  else
+    make(&b[0], d, batch, nb, n, k, GENERAL);
   twin(&b[1], &b[0]);
   bool flag = below(2) == 0, flag2 = below(2) == 0;
-  snprintf(case_name, sizeof case_name, "case %d: %s, %s, %d batch dims, %lld x %lld, kind %d%s",
+  snprintf(case_name, sizeof case_name, "case %d: %s, %s, %d batch dims, %lld x %lld, kind %d%s%s",
            iteration, names[op], dlx_dtype_info_of(d)->name, (int)nb, (long long)m, (long long)n,
-           (int)kind, flag ? ", flag" : "");
+           (int)kind, flag ? ", flag" : "", left ? "" : ", right");
   memset(o, 0, sizeof o);
   for (int w = 0; w < 2; w++) {
     switch (op) {
@@ -480,7 +484,7 @@ static void one_case(int iteration) {
       break;
     }
     default: /* solve_triangular: a's lower or upper triangle, sometimes with a zero pivot */
-      rc[w] = dlx_linalg_solve_triangular(&o[w][0], &a[w], &b[w], flag, true, flag2, &e[w]);
+      rc[w] = dlx_linalg_solve_triangular(&o[w][0], &a[w], &b[w], flag, left, flag2, &e[w]);
       break;
     }
   }
