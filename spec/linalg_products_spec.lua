@@ -372,3 +372,8 @@ describe("dlx.einsum", function()
     h.raises("TypeError", dlx.einsum, 3, a)
   end)
 end)
+
+describe("the device cases of spec/linalg_device.lua on the CPU", function()
+  -- the comparisons every device runs (spec/cuda_linalg_spec.lua) pass on the CPU itself
+  require "spec.linalg_device" ("cpu", it, { integers = true })
+end)

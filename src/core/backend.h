@@ -131,7 +131,8 @@ typedef struct dlx_matrix_operand {
  *   DLX_KIND_FLOAT for float dtypes (f), DLX_KIND_INT for integers (i, wrapping as the dtype
  *   does), DLX_KIND_BOOL for bool (b).
  * The backend must compute: float32, float64, complex64 and complex128 in their own precision
- * (float32 is true float32: no TF32 or other reduced-precision accumulation); float16 and
+ * (float32 is true float32: no TF32 or other reduced-precision accumulation, unless allow_tf32
+ * is set, which lets a device that has TF32 use it for float32 and complex64); float16 and
  * bfloat16 accumulate in float32 (or wider) and round once into c; integers accumulate in 64
  * bits and wrap into c's dtype; bool gives (alpha and (a[i, 0] and b[0, j] or ...)) or (beta and
  * c). When beta is 0, c is not read (NaN and inf there do not propagate), as BLAS does. */
@@ -140,6 +141,7 @@ typedef struct dlx_matmul_request {
   int64_t batch, m, n, k;
   dlx_matrix_operand a, b, c;
   dlx_scalar alpha, beta;
+  bool allow_tf32; /* the caller's switch (dlx.cuda.allow_tf32); devices without TF32 ignore it */
 } dlx_matmul_request;
 
 /* The decompositions of the backend entry linalg (dlx.linalg; src/core/linalg_decomp.c lays the

@@ -418,6 +418,7 @@ int dlx_matmul(dlx_tensor *out, const dlx_matmul_args *args, dlx_error *err) {
   as_matrix(&mb, args->b, false);
   memset(&r, 0, sizeof r);
   r.dtype = dtype;
+  r.allow_tf32 = args->allow_tf32;
   rc = make_plan(args, &ma, &mb, &p, err);
   if (rc == 0) rc = scalar_for(args, "alpha", &args->alpha, dtype, &r.alpha, err);
   if (rc == 0)

@@ -3,7 +3,9 @@
  * dlx: the host backend computes on them once every device is idle (prepare_host_access: the
  * core calls it, then the host backend's entries), and the GPU reaches them through copies. */
 #include "core/ops.h"
+#include "cuda/blas.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/solver.h"
 
 /* ---- cuda:N */
 
@@ -66,6 +68,8 @@ const dlx_backend dlx_cuda_backend = {
     .fill_random = dlx_cuda_fill_random_tensor,
     .sort_rows = dlx_cuda_sort_rows_tensor,
     .index_op = dlx_cuda_index_op_tensor,
+    .matmul = dlx_cuda_matmul_tensor,
+    .linalg = dlx_cuda_linalg_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
