@@ -96,18 +96,8 @@ static bool open_library(const char *name) {
 
 static void load_library(void) {
   static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-  const char *chosen = getenv("DLX_CUBLAS_LIBRARY");
-  char first[sizeof api_error] = "";
-  if (chosen != NULL && chosen[0] != '\0') {
-    api_ok = open_library(chosen);
-    return;
-  }
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !api_ok; i++) {
-    api_ok = open_library(names[i]);
-    /* the first name's reason is the telling one (libcublas.so is only a development link) */
-    if (!api_ok && i == 0) snprintf(first, sizeof first, "%s", api_error);
-  }
-  if (!api_ok && first[0] != '\0') snprintf(api_error, sizeof api_error, "%s", first);
+  api_ok = dlx_cuda_load_library("DLX_CUBLAS_LIBRARY", names, sizeof names / sizeof names[0],
+                                 open_library, api_error, sizeof api_error);
 }
 
 int dlx_cuda_blas_load(dlx_error *err) {

@@ -1,6 +1,8 @@
-/* handles.c -- library handles per thread and device, recycled when a thread ends (handles.h). */
+/* handles.c -- library handles per thread and device, recycled when a thread ends, and the
+ * loading of the libraries (handles.h). */
 #include "cuda/handles.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A thread's handles of one kind; the thread-specific value of the kind's key. */
@@ -75,4 +77,18 @@ int dlx_cuda_thread_handle(dlx_cuda_handles *k, int32_t device_id, void **out, d
   }
   *out = mine->handle[device_id];
   return 0;
+}
+
+bool dlx_cuda_load_library(const char *env, const char *const *names, size_t count,
+                           bool (*open_library)(const char *name), char *error, size_t size) {
+  const char *chosen = getenv(env);
+  char first[sizeof(((dlx_error *)0)->message)] = "";
+  bool ok = false;
+  if (chosen != NULL && chosen[0] != '\0') return open_library(chosen);
+  for (size_t i = 0; i < count && !ok; i++) {
+    ok = open_library(names[i]);
+    if (!ok && i == 0) snprintf(first, sizeof first, "%s", error);
+  }
+  if (!ok && first[0] != '\0') snprintf(error, size, "%s", first);
+  return ok;
 }

@@ -36,4 +36,12 @@ typedef struct dlx_cuda_handles {
 /* The calling thread's handle of this kind for device_id (which must be current). */
 int dlx_cuda_thread_handle(dlx_cuda_handles *kind, int32_t device_id, void **out, dlx_error *err);
 
+/* Loads a library that the CUDA backend opens at run time (cuBLAS, cuSOLVER): the one that the
+ * environment variable `env` names, alone, when it is set; else the first of `names` (newest
+ * soname first) that open_library(name) accepts. open_library writes why it failed into
+ * error[size]; when every name fails, error keeps the first name's reason, the telling one (the
+ * last is usually only a development link). */
+bool dlx_cuda_load_library(const char *env, const char *const *names, size_t count,
+                           bool (*open_library)(const char *name), char *error, size_t size);
+
 #endif

@@ -96,17 +96,8 @@ static bool open_library(const char *name) {
 
 static void load_library(void) {
   static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
-  const char *chosen = getenv("DLX_CUSOLVER_LIBRARY");
-  char first[sizeof api_error] = "";
-  if (chosen != NULL && chosen[0] != '\0') {
-    api_ok = open_library(chosen);
-    return;
-  }
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !api_ok; i++) {
-    api_ok = open_library(names[i]);
-    if (!api_ok && i == 0) snprintf(first, sizeof first, "%s", api_error);
-  }
-  if (!api_ok && first[0] != '\0') snprintf(api_error, sizeof api_error, "%s", first);
+  api_ok = dlx_cuda_load_library("DLX_CUSOLVER_LIBRARY", names, sizeof names / sizeof names[0],
+                                 open_library, api_error, sizeof api_error);
 }
 
 int dlx_cuda_solver_load(dlx_error *err) {
