@@ -173,7 +173,26 @@ describe("dlx.matmul", function()
       local two = dlx.matmul(a, b)
       assert.is_true(dlx.equal(one, two), dtype)
     end
+    for _, dtype in ipairs({ "float32", "float64" }) do -- a batch of 4x4: the fixed-size kernels
+      local a, b = rand({ 20000, 4, 4 }, dtype), rand({ 20001, 4, 4 }, dtype):slice(1, 2, -1)
+      dlx.set_num_threads(1)
+      local one = dlx.matmul(a, b)
+      dlx.set_num_threads(2)
+      local two = dlx.matmul(a, b)
+      assert.is_true(dlx.equal(one, two), dtype .. " 4x4")
+    end
     dlx.set_num_threads(before)
+  end)
+
+  it("batches of 4x4 (a pose or a transform each), one b for all or one each", function()
+    for _, dtype in ipairs({ "float32", "float64" }) do
+      local a, b, pose = rand({ 3000, 4, 4 }, dtype), rand({ 3001, 4, 4 }, dtype):slice(1, 2, -1),
+          rand({ 4, 4 }, dtype)
+      check_close(dlx.matmul(a, b), a, b, dtype)
+      check_close(dlx.matmul(a, pose), a, pose, dtype)
+      check_close(dlx.matmul(pose, a), pose, a, dtype)
+      check_close(dlx.matmul(a:transpose(2, 3), b), a:transpose(2, 3), b, dtype)
+    end
   end)
 
   it("writes out =, casting by the same-kind rule, through a temporary when it overlaps", function()
