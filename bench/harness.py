@@ -44,14 +44,21 @@ def print_machine(lua, what):
              torch.__version__ if torch else "-", what))
 
 
-def measure(cases, rounds, after=None):
+def measure(cases, rounds, after=None, rotate=False):
     """Times each (name, fn) of cases once per round, interleaved; returns the medians.
 
     after(), when given, runs untimed after each call (a garbage collection, say), and the
-    call's result is dropped before it."""
+    call's result is dropped before it. rotate: round r starts at case r (mod the count), so
+    that no case always runs right after the same one (threads that a library leaves spinning
+    after its call, PyTorch's OpenMP workers, then slow each case in turn, not always the
+    next one)."""
     times = [[] for _ in cases]
-    for _ in range(rounds):
-        for i, (_, fn) in enumerate(cases):
+    for r in range(rounds):
+        order = list(range(len(cases)))
+        if rotate:
+            order = order[r % len(cases):] + order[:r % len(cases)]
+        for i in order:
+            fn = cases[i][1]
             t0 = time.perf_counter()
             result = fn()
             times[i].append(time.perf_counter() - t0)

@@ -33,6 +33,14 @@ static const char *const cases[][3] = {
     {"temps", /* small temporaries: many short parallel regions, allocation between them */
      "x = dlx.arange(2^18, {dtype = 'float32'})",
      "local r = 0 for _ = 1, 1000 do r = x:astype('float64'):sum():item() end return r"},
+    {"matmul", /* a large float32 product: BLAS tiles handed out by the pool */
+     "local g = dlx.Generator(1) x = dlx.randn({2048, 2048}, {generator = g}) "
+     "y = dlx.randn({2048, 2048}, {generator = g})",
+     "local c for _ = 1, 2 do c = x:matmul(y) end return c:sum():item() + c[1][1]"},
+    {"bmm", /* a batch of small products: the 4x4 kernels, ranges of the batch over the pool */
+     "local g = dlx.Generator(2) x = dlx.randn({100000, 4, 4}, {generator = g}) "
+     "y = dlx.randn({100000, 4, 4}, {generator = g})",
+     "local c for _ = 1, 400 do c = x:matmul(y) end return c:sum():item() + c[1][1][1]"},
 };
 
 static double seconds(clockid_t clock) {

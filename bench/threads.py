@@ -18,6 +18,8 @@ CASES = {
     "sum": "x:sum(), 64 Mi float32, x20",
     "cast": "y:copy_(x) float32 -> float64, 32 Mi, x10",
     "temps": "x:astype('float64'):sum() of 2^18 float32, x1000",
+    "matmul": "x:matmul(y), float32 2048 x 2048 @ 2048 x 2048 (OpenBLAS tiles), x2",
+    "bmm": "x:matmul(y), 100,000 products of 4x4 float32 (dlx's 4x4 kernels), x400",
 }
 
 

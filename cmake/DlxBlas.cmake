@@ -37,6 +37,6 @@ if(NOT DLX_CBLAS_INCLUDE_DIR OR NOT DLX_LAPACKE_INCLUDE_DIR OR NOT DLX_LAPACKE_L
                       "liblapacke-dev (Debian, Ubuntu), or give -DDLX_CBLAS_INCLUDE_DIR=, "
                       "-DDLX_LAPACKE_INCLUDE_DIR= and -DDLX_LAPACKE_LIBRARY=")
 endif()
-target_include_directories(dlx_objects PRIVATE ${DLX_CBLAS_INCLUDE_DIR} ${DLX_LAPACKE_INCLUDE_DIR})
+target_include_directories(dlx_core_objects PRIVATE ${DLX_CBLAS_INCLUDE_DIR} ${DLX_LAPACKE_INCLUDE_DIR})
 dlx_objects_link(BUILD ${DLX_LAPACKE_LIBRARY} ${DLX_BLAS_LIBRARIES} INSTALLED lapacke openblas)
 message(STATUS "dlx: BLAS ${DLX_BLAS_LIBRARIES}, LAPACKE ${DLX_LAPACKE_LIBRARY}")

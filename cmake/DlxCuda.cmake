@@ -6,8 +6,8 @@
 #   (src/cuda/*.cu), built for DLX_CUDA_ARCHITECTURES (CMake's CUDA_ARCHITECTURES syntax) when it
 #   is set, else for the GPUs found here (plus PTX for newer ones), else (ON without a GPU) for
 #   sm_80 and sm_90 plus PTX (compute_90). nvcc takes minutes per architecture.
-# - Both are sources of dlx_objects, which then carries DLX_WITH_CUDA (for the backend list in
-#   src/backends/builtin.c, and for tests/c/test_cuda.c) and the static CUDA runtime to every
+# - Both are sources of dlx_core_objects, which then carries DLX_WITH_CUDA (for the backend list
+#   in src/backends/builtin.c, and for tests/c/test_cuda.c) and the static CUDA runtime to every
 #   target that links it: the module loads on machines without libcudart, and on those without
 #   a driver or GPU it reports no CUDA device. No device link step is needed (no relocatable device code).
 # - Not in sanitizer builds under AUTO: nvcc does not take the sanitizer flags, and ASan's shadow
@@ -34,10 +34,10 @@ function(dlx_cuda_build)
   find_package(CUDAToolkit REQUIRED)
   file(GLOB host_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.c)
   file(GLOB kernel_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
-  target_sources(dlx_objects PRIVATE ${host_sources} ${kernel_sources})
-  set_target_properties(dlx_objects PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
-                                               CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
-  target_link_libraries(dlx_objects PRIVATE CUDA::toolkit) # the runtime's headers
+  target_sources(dlx_core_objects PRIVATE ${host_sources} ${kernel_sources})
+  set_target_properties(dlx_core_objects PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
+                                                    CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  target_link_libraries(dlx_core_objects PRIVATE CUDA::toolkit) # the runtime's headers
   # Warnings (as errors with DLX_WERROR) for the host side of the kernels. --threads 0: nvcc
   # compiles the three targets of a file in parallel (the reduction kernels take minutes of CPU
   # time, mostly CUB's instantiations).
@@ -45,14 +45,14 @@ function(dlx_cuda_build)
   if(DLX_WERROR)
     list(APPEND cuda_options -Xcompiler=-Werror --Werror=all-warnings)
   endif()
-  target_compile_options(dlx_objects PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${cuda_options}>")
+  target_compile_options(dlx_core_objects PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${cuda_options}>")
   # The elementwise and statistics kernels round as the CPU does: no multiply-adds fused behind
   # the code's back (lerp, complex products, Chan's merge of var; nvcc fuses by default).
   set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cuda/elementwise_kernels.cu
                               ${PROJECT_SOURCE_DIR}/src/cuda/stats_kernels.cu
                               ${PROJECT_SOURCE_DIR}/src/cuda/random_kernels.cu
-                              TARGET_DIRECTORY dlx_objects PROPERTIES COMPILE_OPTIONS --fmad=false)
-  target_compile_definitions(dlx_objects PUBLIC DLX_WITH_CUDA)
+                              TARGET_DIRECTORY dlx_core_objects PROPERTIES COMPILE_OPTIONS --fmad=false)
+  target_compile_definitions(dlx_core_objects PUBLIC DLX_WITH_CUDA)
   # The static runtime and what it needs; a host linking the installed libdlx.a names the
   # runtime by its path (the toolkit is not a dependency of dlx's CMake package).
   dlx_objects_link(BUILD CUDA::cudart_static stdc++
@@ -98,8 +98,8 @@ else()
         return()
       endif()
       # Before enable_language: the targets made from here on start with these (those that
-      # link dlx_objects link through CUDA's host linker); dlx_objects, made before, is given
-      # them.
+      # link dlx_core_objects link through CUDA's host linker); dlx_core_objects, made before,
+      # is given them.
       set(CMAKE_CUDA_ARCHITECTURES ${architectures})
       enable_language(CUDA)
       dlx_cuda_build()

@@ -14,13 +14,17 @@ if((DLX_FUZZ OR DLX_TSAN) AND DLX_WITH_CUDA)
 endif()
 
 # An executable of `sources` plus the whole library (the sources, include directories and
-# definitions of dlx_objects), compiled and linked with `flags`.
+# definitions of dlx_core_objects and dlx_lua_objects), compiled and linked with `flags`.
 function(dlx_instrumented_executable name flags)
-  add_executable(${name} ${ARGN} $<TARGET_PROPERTY:dlx_objects,SOURCES>)
-  target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,INCLUDE_DIRECTORIES>
+  set(core dlx_core_objects)
+  set(lua dlx_lua_objects)
+  add_executable(${name} ${ARGN} $<TARGET_PROPERTY:${core},SOURCES>
+                                 $<TARGET_PROPERTY:${lua},SOURCES>)
+  target_include_directories(${name} PRIVATE $<TARGET_PROPERTY:${core},INCLUDE_DIRECTORIES>
+                                             $<TARGET_PROPERTY:${lua},INCLUDE_DIRECTORIES>
                                              ${PROJECT_SOURCE_DIR}/tests/c ${SLEEF_INCLUDE_DIR}
                                              ${DLX_CBLAS_INCLUDE_DIR} ${DLX_LAPACKE_INCLUDE_DIR})
-  target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:dlx_objects,COMPILE_DEFINITIONS>)
+  target_compile_definitions(${name} PRIVATE $<TARGET_PROPERTY:${core},COMPILE_DEFINITIONS>)
   # DLX_WITH_THREADS comes with the definitions: the kernels' thread pool runs instrumented too.
   target_compile_options(${name} PRIVATE ${DLX_WARNINGS} ${flags}
                                          -fno-omit-frame-pointer)

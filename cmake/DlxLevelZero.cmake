@@ -14,7 +14,7 @@
 # be correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt, here and in zeModuleCreate's
 # build flags), as the CPU's: the elementwise ops must give its results.
 #
-# Included from the root CMakeLists.txt once dlx_objects exists, before the targets that link it
+# Included from the root CMakeLists.txt once dlx_core_objects exists, before the targets that link it
 # (its tests are in tests/CMakeLists.txt); also run as a script
 # (cmake -DDLX_ZE_SPIRV=... -DOUTPUT=... -P DlxLevelZero.cmake) to embed the SPIR-V.
 
@@ -87,9 +87,9 @@ if(DLX_WITH_LEVEL_ZERO)
     COMMENT "Embedding the SPIR-V kernels"
     VERBATIM)
   file(GLOB ze_sources CONFIGURE_DEPENDS ${ze_src}/*.c)
-  target_sources(dlx_objects PRIVATE ${ze_sources} ${ze_bin}/dlx_ze_spirv.c)
-  target_compile_definitions(dlx_objects PUBLIC DLX_WITH_LEVEL_ZERO)
-  target_include_directories(dlx_objects PRIVATE ${DLX_ZE_INCLUDE_DIR})
+  target_sources(dlx_core_objects PRIVATE ${ze_sources} ${ze_bin}/dlx_ze_spirv.c)
+  target_compile_definitions(dlx_core_objects PUBLIC DLX_WITH_LEVEL_ZERO)
+  target_include_directories(dlx_core_objects PRIVATE ${DLX_ZE_INCLUDE_DIR})
   # The loader is opened with dlopen (in glibc itself since 2.34; older systems need libdl).
   dlx_objects_link(BUILD ${CMAKE_DL_LIBS} INSTALLED ${CMAKE_DL_LIBS})
   dlx_backend_summary(level-zero "built (DLX_LEVEL_ZERO=${DLX_LEVEL_ZERO_MODE}): the headers "

@@ -179,6 +179,34 @@ os.remove(path)
 show("save_npy / load_npy", ("%s %s"):format(table.concat(loaded.shape, "x"), loaded.dtype))
 check(dlx.equal(loaded, joined), "a .npy file round-trips")
 
+section("Linear algebra: a pose applied to points, a least-squares fit")
+-- The pose: a turn of 90 degrees about z, then a move by (1, 2, 0), as one 4x4 matrix.
+local pose = dlx.tensor({ { 0, -1, 0, 1 }, { 1, 0, 0, 2 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } },
+  { dtype = "float32" })
+local points = dlx.tensor({ { 1, 0, 0 }, { 0, 1, 0 }, { 2, 3, 4 } }, { dtype = "float32" })
+local hom = dlx.cat({ points, dlx.ones({ 3, 1 }) }, 2)    -- rows (x, y, z, 1)
+local moved = hom:matmul(pose:transpose(1, 2))[{ {}, { 1, 3 } }] -- pose @ p for every row p
+show("the points moved by the pose", moved)
+check(same(moved:totable(), { { 1, 3, 0 }, { 0, 2, 0 }, { -2, 4, 4 } }), "pose @ points")
+check(dlx.equal(pose:matmul(hom:select(1, 3)), hom:matmul(pose:transpose(1, 2)):select(1, 3)),
+  "one point at a time gives the same")
+local many = dlx.randn({ 1000, 4, 4 }, { generator = dlx.Generator(3) })
+local twice = dlx.matmul(many, many)                -- a batch of 1000 4x4 products at once
+check(dlx.equal(twice:select(1, 500), many:select(1, 500):matmul(many:select(1, 500))),
+  "a batch of products is the products of its elements")
+local xs = dlx.linspace(0, 1, 50, { dtype = "float64" })
+local noise = dlx.randn({ 50 }, { generator = dlx.Generator(7), dtype = "float64" })
+local ys = 2 * xs + 1 + 0.05 * noise               -- samples of the line y = 2x + 1, with noise
+local design = dlx.stack({ xs, dlx.ones_like(xs) }, 2) -- a row (x, 1) for each sample
+local coef, residual, rank = dlx.linalg.lstsq(design, ys)
+show("lstsq: slope, intercept", ("%.3f, %.3f"):format(coef[1], coef[2]))
+check(("%.3f %.3f"):format(coef[1], coef[2]) == "1.985 1.018", "the fitted line (seeded noise)")
+check(rank:item() == 2, "rank of the design matrix")
+-- least squares: the residual is orthogonal to the columns (the normal equations)
+local misfit = design:matmul(coef) - ys
+check(design:transpose(1, 2):matmul(misfit):abs():max():item() < 1e-12, "normal equations")
+check(math.abs((misfit * misfit):sum():item() - residual:item()) < 1e-12, "the squared residual")
+
 section("Lifetime")
 collectgarbage()
 local before = dlx.memory_allocated(dev)

@@ -578,3 +578,8 @@ describe("dlx.linalg", function()
     end)
   end)
 end)
+
+describe("the device cases of spec/linalg_decomp_device.lua on the CPU", function()
+  -- the checks every device runs (spec/cuda_linalg_spec.lua) pass on the CPU against itself
+  require "spec.linalg_decomp_device" ("cpu", it)
+end)

@@ -173,7 +173,26 @@ describe("dlx.matmul", function()
       local two = dlx.matmul(a, b)
       assert.is_true(dlx.equal(one, two), dtype)
     end
+    for _, dtype in ipairs({ "float32", "float64" }) do -- a batch of 4x4: the fixed-size kernels
+      local a, b = rand({ 20000, 4, 4 }, dtype), rand({ 20001, 4, 4 }, dtype):slice(1, 2, -1)
+      dlx.set_num_threads(1)
+      local one = dlx.matmul(a, b)
+      dlx.set_num_threads(2)
+      local two = dlx.matmul(a, b)
+      assert.is_true(dlx.equal(one, two), dtype .. " 4x4")
+    end
     dlx.set_num_threads(before)
+  end)
+
+  it("batches of 4x4 (a pose or a transform each), one b for all or one each", function()
+    for _, dtype in ipairs({ "float32", "float64" }) do
+      local a, b, pose = rand({ 3000, 4, 4 }, dtype), rand({ 3001, 4, 4 }, dtype):slice(1, 2, -1),
+          rand({ 4, 4 }, dtype)
+      check_close(dlx.matmul(a, b), a, b, dtype)
+      check_close(dlx.matmul(a, pose), a, pose, dtype)
+      check_close(dlx.matmul(pose, a), pose, a, dtype)
+      check_close(dlx.matmul(a:transpose(2, 3), b), a:transpose(2, 3), b, dtype)
+    end
   end)
 
   it("writes out =, casting by the same-kind rule, through a temporary when it overlaps", function()
@@ -365,6 +384,55 @@ describe("dlx.einsum", function()
     assert.are.equal("int32", dlx.einsum("ij->", rand({ 2, 3 }, "int32")).dtype)
   end)
 
+  -- Paths from NumPy 2.4: np.einsum_path(spec, *ops, optimize=("greedy", 10**18)), 1-based.
+  local PATHS = {
+    { "ij,jk,kl->il", { { 100, 100 }, { 100, 100 }, { 100, 2 } }, { { 2, 3 }, { 1, 2 } } },
+    { "ij,jk,kl->il", { { 2, 100 }, { 100, 100 }, { 100, 100 } }, { { 1, 2 }, { 1, 2 } } },
+    { "ab,bc,cd,de->ae", { { 50, 2 }, { 2, 50 }, { 50, 3 }, { 3, 50 } },
+      { { 2, 3 }, { 2, 3 }, { 1, 2 } } },
+    { "i,ij,jk->k", { { 40 }, { 40, 30 }, { 30, 20 } }, { { 1, 2 }, { 1, 2 } } },
+    { "ab,cd,bc->ad", { { 10, 20 }, { 30, 40 }, { 20, 30 } }, { { 2, 3 }, { 1, 2 } } },
+    { "ij,jk,ki->", { { 5, 6 }, { 6, 7 }, { 7, 5 } }, { { 2, 3 }, { 1, 2 } } },
+    { "abc,bd,cd->a", { { 4, 5, 6 }, { 5, 7 }, { 6, 7 } }, { { 2, 3 }, { 1, 2 } } },
+    { "ij,kl,jk->il", { { 3, 4 }, { 5, 6 }, { 4, 5 } }, { { 2, 3 }, { 1, 2 } } },
+    { "ii,ij,jk->k", { { 30, 30 }, { 30, 30 }, { 30, 2 } }, { { 1, 2 }, { 1, 2 } } },
+  }
+
+  it("contracts 3 operands or more in NumPy's greedy order (einsum_path)", function()
+    for _, case in ipairs(PATHS) do
+      local spec, shapes, want = case[1], case[2], case[3]
+      local ops = {}
+      for i, shape in ipairs(shapes) do ops[i] = rand(shape, "float64") end
+      assert.are.same(want, dlx.einsum_path(spec, table.unpack(ops)), spec)
+      -- the value, against a contraction left to right
+      local lhs, out = spec:match("^(.-)%->(.*)$")
+      local parts = {}
+      for p in lhs:gmatch("[^,]+") do parts[#parts + 1] = p end
+      local acc, labels = ops[1], parts[1]
+      for i = 2, #ops do
+        local seen, keep = {}, ""
+        for c in (labels .. parts[i]):gmatch("%a") do
+          local later = out:find(c, 1, true) or table.concat(parts, "", i + 1):find(c, 1, true)
+          if later and not seen[c] then seen[c], keep = true, keep .. c end
+        end
+        acc, labels = dlx.einsum(labels .. "," .. parts[i] .. "->" .. keep, acc, ops[i]), keep
+      end
+      local got = dlx.einsum(spec, table.unpack(ops))
+      assert.is_true(dlx.allclose(got, dlx.einsum(labels .. "->" .. out, acc), { rtol = 1e-10 }),
+        spec)
+    end
+    -- no pair shares a label: outer products, the smallest first; one operand: no step
+    local a, b, c = rand({ 2 }, "float64"), rand({ 3 }, "float64"), rand({ 4 }, "float64")
+    assert.are.same({ { 1, 2 }, { 1, 2 } }, dlx.einsum_path("a,b,c->abc", a, b, c))
+    assert.are.same({ { 2, 3 }, { 1, 2 } }, dlx.einsum_path("c,a,b->abc", c, a, b))
+    assert.are.same({}, dlx.einsum_path("ab->", rand({ 2, 3 }, "float64")))
+    assert.are.same({ { 1, 2 } }, dlx.einsum_path("ab,bc", rand({ 2, 3 }, "float64"),
+      rand({ 3, 4 }, "float64")))
+    assert.is_true(dlx.allclose(dlx.einsum("c,a,b->abc", c, a, b),
+      a:view({ 2, 1, 1 }) * b:view({ 1, 3, 1 }) * c:view({ 1, 1, 4 })))
+    h.raises("ValueError", dlx.einsum_path, "ij,jk->ik", a)
+  end)
+
   it("rejects bad subscripts", function()
     local a = rand({ 2, 3 }, "float64")
     h.raises("ValueError", dlx.einsum, "ij,jk->ik", a)
@@ -376,4 +444,9 @@ describe("dlx.einsum", function()
     h.raises("ValueError", dlx.einsum, "ij,ij->ij", a, rand({ 3, 3 }, "float64"))
     h.raises("TypeError", dlx.einsum, 3, a)
   end)
+end)
+
+describe("the device cases of spec/linalg_device.lua on the CPU", function()
+  -- the comparisons every device runs (spec/cuda_linalg_spec.lua) pass on the CPU itself
+  require "spec.linalg_device" ("cpu", it, { integers = true })
 end)

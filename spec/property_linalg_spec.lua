@@ -1,10 +1,10 @@
 -- Property tests of dlx.matmul and dlx.einsum against NumPy 2 (tests/property/numpy_linalg.py):
 -- random shapes (zero sizes and 1-d operands among them), broadcast batch dims, dtypes and
 -- layouts (transposed and flipped views), and einsum over a fixed list of subscripts (traces,
--- diagonals, batched products, outer products, "...", repeated indices, implicit outputs) with
--- random sizes. Values are small integers, so every product is exact in every dtype and the
--- comparison is exact. DLX_PROPERTY_SEED fixes the seed (printed on every run);
--- DLX_PROPERTY_CASES the count.
+-- diagonals, batched products, outer products, "...", repeated indices, implicit outputs, chains
+-- of up to 5 operands contracted in the greedy order) with random sizes. Values are small
+-- integers, so every product is exact in every dtype and the comparison is exact.
+-- DLX_PROPERTY_SEED fixes the seed (printed on every run); DLX_PROPERTY_CASES the count.
 local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
@@ -26,6 +26,13 @@ local EINSUM = {
   "i->", "iij->j", "ab,cd->abcd", "ab,cd->cadb", "ba,ab->", "abc,c->ab", "abc,b->ac",
   "...,...->...", "a...,a...->...",
 }
+-- Three operands or more, in the greedy order (dlx.einsum_path); their sums may pass what float16
+-- and bfloat16 hold exactly, so they take the dtypes below.
+local EINSUM_MANY = {
+  "ab,bc,cd,de->ae", "a,ab,bc->c", "abc,bd,cd->a", "ij,kl,jk->il", "i,i,i->", "ab,b,c->ac",
+  "ab,ab,ab->a", "ijk,jl,kl,lm->im", "ab,cd,bc,de,ea->", "a,b,c,d->abcd", "...ij,jk,...k->...i",
+}
+local EXACT = { "float32", "float64", "complex64", "complex128", "int32", "int64", "int8", "bool" }
 
 local pick, numel = N.pick, N.numel
 
@@ -92,10 +99,13 @@ local function random_case(id)
   local dtype = pick(DTYPES)
   local other = math.random() < 0.2 and pick({ "float32", "float64", "int64" }) or dtype
   local op, shapes, dtypes
-  if math.random() < 0.5 then
+  local r = math.random()
+  if r < 0.5 then
     op, shapes, dtypes = matmul_case({ dtype, other })
-  else
+  elseif r < 0.8 then
     op, shapes, dtypes = einsum_case(pick(EINSUM), { dtype })
+  else
+    op, shapes, dtypes = einsum_case(pick(EINSUM_MANY), { pick(EXACT) })
   end
   local fields, tensors = { id, op }, {}
   for i, shape in ipairs(shapes) do fields[2 + i], tensors[i] = operand(dtypes[i], shape) end

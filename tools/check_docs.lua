@@ -1,6 +1,9 @@
---- tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE]: every function a Lua user
--- can reach from require "dlx", and every function declared in include/dlx.h, has a heading in
--- the Markdown files of docs/, and every such heading names a function that exists. Exits 1 with
+--- tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE] [--backend FILE]
+-- [--contract FILE]: every function a Lua user can reach from require "dlx", and every function
+-- declared in include/dlx.h, has a heading in the Markdown files of docs/, and every such heading
+-- names a function that exists; and every entry of the backend table (struct dlx_backend of
+-- src/core/backend.h) has a row in the table of docs/architecture.md's section "The backend
+-- contract", and every name in backticks in that table's first column is an entry. Exits 1 with
 -- one line per problem otherwise.
 --
 -- A heading names a function when its text (backticks aside) starts with a name directly
@@ -12,7 +15,9 @@
 -- metatables that dlx registers (dlx.Tensor, dlx.Stream, ...) and checked against the
 -- metatables of real objects: it loads lua/ of this tree and dlx/core.so of the build directory
 -- (default build/; ctest passes its own, see cmake/DlxDocs.cmake).
-local USAGE = "usage: lua5.4 tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE]"
+local USAGE = "usage: lua5.4 tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE] "
+  .. "[--backend FILE] [--contract FILE]"
+local CONTRACT_HEADING = "## The backend contract"
 
 -- How the docs write the receiver of each object type's methods: t:view(...), s:use(...).
 local RECEIVERS = {
@@ -30,11 +35,12 @@ end
 local function parse_args(argv)
   local root = (arg[0]:match("^(.*)/tools/[^/]*$") or ".")
   local opts = { root = root, build = root .. "/build", docs = root .. "/docs",
-    header = root .. "/include/dlx.h" }
+    header = root .. "/include/dlx.h", backend = root .. "/src/core/backend.h",
+    contract = root .. "/docs/architecture.md" }
   local i = 1
   while i <= #argv do
     local key = argv[i]:match("^%-%-(%w+)$")
-    if key ~= "build" and key ~= "docs" and key ~= "header" then
+    if key == nil or key == "root" or opts[key] == nil then
       fail_usage("unknown argument " .. argv[i])
     end
     if argv[i + 1] == nil then fail_usage(argv[i] .. " needs a value") end
@@ -169,6 +175,69 @@ local function c_functions(header)
   return names
 end
 
+-- ---- the backend contract ---------------------------------------------------------------------
+
+-- The entries of struct dlx_backend in a C header, name -> true: function pointers by their
+-- (*name), other members by their last word.
+local function backend_entries(header)
+  local text = read_file(header):gsub("/%*.-%*/", " "):gsub("//[^\n]*", "")
+  local body = text:match("typedef%s+struct%s+dlx_backend%s*(%b{})%s*dlx_backend%s*;")
+  local entries = {}
+  if body == nil then return nil end
+  for member in body:sub(2, -2):gmatch("[^;]+") do
+    local name = member:match("%(%s*%*%s*([%a_][%w_]*)%s*%)") or member:match("([%a_][%w_]*)%s*$")
+    if name then entries[name] = true end
+  end
+  return entries
+end
+
+-- The names in backticks in the first column of the first table after the contract's heading,
+-- name -> "file:line"; nil when there is no such table.
+local function contract_rows(path)
+  local rows, n, in_section, in_table = {}, 0, false, false
+  for line in io.lines(path) do
+    n = n + 1
+    if line:match("^#") then
+      if in_table then break end
+      in_section = line == CONTRACT_HEADING
+    elseif in_section and line:match("^|") then
+      in_table = true
+      local first = line:match("^|([^|]*)|")
+      for name in first:gmatch("`([%a_][%w_]*)`") do
+        rows[name] = rows[name] or (path .. ":" .. n)
+      end
+    elseif in_table then
+      break
+    end
+  end
+  return in_table and rows or nil
+end
+
+-- Entries without a row, and rows that name no entry, as lines.
+local function check_contract(opts)
+  local entries = backend_entries(opts.backend)
+  local rows = contract_rows(opts.contract)
+  local lines = {}
+  if entries == nil then return { "no struct dlx_backend in " .. opts.backend }, 0 end
+  if rows == nil then
+    return { ("no table under '%s' in %s"):format(CONTRACT_HEADING, opts.contract) }, 0
+  end
+  local count = 0
+  for name in pairs(entries) do
+    count = count + 1
+    if not rows[name] then
+      lines[#lines + 1] = ("backend entry without a row in the contract: %s"):format(name)
+    end
+  end
+  for name, where in pairs(rows) do
+    if not entries[name] then
+      lines[#lines + 1] = ("contract row names no backend entry: %s (%s)"):format(name, where)
+    end
+  end
+  table.sort(lines)
+  return lines, count
+end
+
 -- ---- the docs -------------------------------------------------------------------------------
 
 -- name -> "file:line" of every heading that names a function, in every .md file of dir.
@@ -219,18 +288,20 @@ local function main(argv)
   end
   table.sort(dangling)
   table.sort(problems)
-  for _, list in ipairs({ problems, dangling }) do
+  local contract, entry_count = check_contract(opts)
+  for _, list in ipairs({ problems, dangling, contract }) do
     for _, line in ipairs(list) do lines[#lines + 1] = line end
   end
 
   if #lines > 0 then
     for _, line in ipairs(lines) do print(line) end
-    print(("check_docs: %d problem(s) between %s, %s and the dlx module"):format(#lines,
-      opts.docs, opts.header))
+    print(("check_docs: %d problem(s) between %s, %s, %s, %s and the dlx module"):format(#lines,
+      opts.docs, opts.header, opts.backend, opts.contract))
     return 1
   end
-  print(("check_docs: %d Lua and %d C functions, each with its heading in %s"):format(lua_count,
-    c_count, opts.docs))
+  print(("check_docs: %d Lua and %d C functions, each with its heading in %s; %d backend "
+    .. "entries, each with its row in %s"):format(lua_count, c_count, opts.docs, entry_count,
+    opts.contract))
   return 0
 end
 

@@ -10,6 +10,8 @@ issue "First contact with a real GPU":
     sort of 16 Mi float32             >= 0.9 x torch
     rand, randn of 64 Mi float32      >= 1.0 x torch
     index_select, masked_select 16 Mi >= 1.0 x torch
+    matmul 8192^2 float32             >= 0.95 x torch.matmul (cuBLAS on both sides, no TF32)
+    bmm of 100,000 4x4 float32        >= 1.0 x torch.bmm
     exchange, per call                <= 1.0 x torch.from_dlpack(torch tensor): from_dlpack of a
                                       torch CUDA tensor with its stream into dlx, and back
 
@@ -347,6 +349,46 @@ def main():
         lua.run("src, idx0, idx, mask, r = nil, nil, nil, nil, nil")
 
     guarded("index_select, masked_select 16 Mi", "torch", 1.0, indexing)
+
+    # ---- matrix products (cuBLAS on both sides): float32 8192^2, 100,000 4x4 ----
+    def products():
+        torch.backends.cuda.matmul.allow_tf32 = False  # torch's default: true float32, as dlx's
+        a, b = rand(side, side), rand(side, side)
+        share("ma", a)
+        share("mb", b)
+        ours = dlx_time("dlx.matmul(ma, mb)")
+        lua.run("mc = dlx.matmul(ma, mb)")
+        expect = torch.matmul(a, b)
+        ok = torch.allclose(back("mc"), expect, rtol=1e-4, atol=1e-3)
+        flops = 2.0 * side ** 3
+        table.add(f"matmul {side}^2 f32", ours, "torch.matmul", loop(lambda: torch.matmul(a, b)),
+                  0.95, correct=ok)
+        print(f"matmul {side}^2 f32: dlx {flops / ours / 1e12:.1f} TFLOP/s", flush=True)
+        # for information: TF32 allowed on both sides
+        lua.run("dlx.cuda.allow_tf32(true)")
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            tf32 = dlx_time("dlx.matmul(ma, mb)")
+            table.add(f"  matmul {side}^2 allow_tf32", tf32, "torch.matmul allow_tf32",
+                      loop(lambda: torch.matmul(a, b)), None)
+        finally:
+            lua.run("dlx.cuda.allow_tf32(false)")
+            torch.backends.cuda.matmul.allow_tf32 = False
+        del a, b, expect
+        lua.run("ma, mb, mc = nil, nil, nil")
+        n_small = 100000 // scale
+        x, y = rand(n_small, 4, 4), rand(n_small, 4, 4)
+        share("bx", x)
+        share("by", y)
+        ours = dlx_time("dlx.bmm(bx, by)")
+        lua.run("bz = dlx.bmm(bx, by)")
+        ok = torch.allclose(back("bz"), torch.bmm(x, y), rtol=1e-5, atol=1e-5)
+        table.add(f"bmm {n_small} x 4x4 f32", ours, "torch.bmm", loop(lambda: torch.bmm(x, y)),
+                  1.0, correct=ok)
+        del x, y
+        lua.run("bx, by, bz = nil, nil, nil")
+
+    guarded(f"matmul {side}^2 f32, bmm 4x4", "torch.matmul / torch.bmm", 0.95, products)
 
     # ---- the exchange, per call: torch -> dlx with torch's stream, and back ----
     def exchange():

@@ -50,6 +50,15 @@ function M.synchronize(device)
   core.current_stream(device or "cuda:0"):synchronize()
 end
 
+--- Whether float32 and complex64 matrix products may use TF32 on GPUs that have it (Ampere and
+-- later: 10 significand bits in the products, float32 sums), as PyTorch's
+-- torch.backends.cuda.matmul.allow_tf32. Off at first: products are true float32. With a
+-- boolean, sets the switch for this Lua state and returns the value it had; without one,
+-- returns the switch.
+function M.allow_tf32(on)
+  return core.allow_tf32(on)
+end
+
 --- Queues a kernel spinning for about `cycles` GPU clock cycles on the current stream of
 -- device (default cuda:0): work queued after it is visibly still pending, for ordering tests.
 function M.busy_wait(cycles, device)

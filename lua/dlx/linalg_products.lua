@@ -317,14 +317,100 @@ function M.install(dlx, core)
     return { t = r:reshape(shape), labels = labels }
   end
 
-  -- Which labels are needed after operand i: in the output or in a later operand.
-  local function needed_after(ops, i, output)
+  -- The labels needed besides operands i and j of ops (lists of labels): the output's and the
+  -- other operands'.
+  local function needed_besides(sets, i, j, output)
     local needed = {}
     for _, l in ipairs(output) do needed[l] = true end
-    for j = i + 1, #ops do
-      for _, l in ipairs(ops[j].labels) do needed[l] = true end
+    for k, labels in ipairs(sets) do
+      if k ~= i and k ~= j then
+        for _, l in ipairs(labels) do needed[l] = true end
+      end
     end
     return needed
+  end
+
+  local function size_of(labels, size)
+    local n = 1
+    for _, l in ipairs(labels) do n = n * size[l] end
+    return n
+  end
+
+  -- The contraction of operands i < j of sets as NumPy's greedy optimizer rates it: the labels
+  -- of the result, the elements it removes (the two operands' sizes less the result's) and its
+  -- cost (the product of every label's size, twice that when labels are summed).
+  local function rate_pair(sets, i, j, output, size)
+    local needed = needed_besides(sets, i, j, output)
+    local seen, result, all, summed = {}, {}, 1, false
+    for _, labels in ipairs({ sets[i], sets[j] }) do
+      for _, l in ipairs(labels) do
+        if not seen[l] then
+          seen[l] = true
+          all = all * size[l]
+          if needed[l] then result[#result + 1] = l else summed = true end
+        end
+      end
+    end
+    return { i = i, j = j, result = result,
+      removed = size_of(sets[i], size) + size_of(sets[j], size) - size_of(result, size),
+      cost = summed and 2 * all or all }
+  end
+
+  local function disjoint(x, y)
+    local at = index_of(x)
+    for _, l in ipairs(y) do
+      if at[l] then return false end
+    end
+    return true
+  end
+
+  -- The order of the pairwise contractions of operands with these labels (lists, each label
+  -- once): NumPy's greedy path. Each step contracts the pair that removes the most elements
+  -- (ties: the cheaper, then the pair found first), among the pairs that share a label when
+  -- there are any; the two leave the list and their product joins it at the end. Returns the
+  -- steps as pairs of positions {i, j} (1-based, i < j) in the list as it is at each step.
+  -- (NumPy's path also stops at a memory limit and at the cost of one n-ary einsum, which dlx
+  -- does not have: dlx always contracts pairwise.)
+  local function greedy_path(sets, output, size)
+    sets = table.move(sets, 1, #sets, 1, {})
+    local path, known = {}, {}
+    if #sets == 2 then return { { 1, 2 } } end
+    local function consider(i, j, outer)
+      if outer or not disjoint(sets[i], sets[j]) then
+        known[#known + 1] = rate_pair(sets, i, j, output, size)
+      end
+    end
+    for i = 1, #sets - 1 do
+      for j = i + 1, #sets do consider(i, j, false) end
+    end
+    while #sets > 1 do
+      if #known == 0 then -- no pair shares a label: outer products
+        for i = 1, #sets - 1 do
+          for j = i + 1, #sets do consider(i, j, true) end
+        end
+      end
+      local best = known[1]
+      for _, c in ipairs(known) do
+        if c.removed > best.removed or c.removed == best.removed and c.cost < best.cost then
+          best = c
+        end
+      end
+      local rest = {}
+      for _, c in ipairs(known) do -- the others keep their rating, at their new positions
+        if c.i ~= best.i and c.i ~= best.j and c.j ~= best.i and c.j ~= best.j then
+          local function moved(k) return k - (k > best.i and 1 or 0) - (k > best.j and 1 or 0) end
+          c.i, c.j = moved(c.i), moved(c.j)
+          rest[#rest + 1] = c
+        end
+      end
+      known = rest
+      path[#path + 1] = { best.i, best.j }
+      table.remove(sets, best.j)
+      table.remove(sets, best.i)
+      sets[#sets + 1] = best.result
+      for i = 1, #sets - 1 do consider(i, #sets, false) end
+    end
+    return path
   end
 
   local function parse_spec(spec, tensors)
@@ -370,30 +456,52 @@ function M.install(dlx, core)
     return ops, output
   end
 
-  --- dlx.einsum(spec, a, b, ...): NumPy's einsum subscripts ("ij,jk->ik", "...", implicit
-  --- output), by diagonal views, sums and pairwise matrix products, left to right.
-  function dlx.einsum(spec, ...)
+  -- The operands of an einsum call (diagonals taken), its output labels, the size of each label,
+  -- the result's dtype and the contraction path.
+  local function plan(name, spec, ...)
     if type(spec) ~= "string" then
-      fail("TypeError", "einsum: the subscripts must be a string, not a %s", type(spec))
+      fail("TypeError", "%s: the subscripts must be a string, not a %s", name, type(spec))
     end
     local tensors = { ... }
-    if #tensors == 0 then fail("ValueError", "einsum: no operands") end
-    check("einsum", ...)
+    if #tensors == 0 then fail("ValueError", "%s: no operands", name) end
+    check(name, ...)
     local ops, output = parse_spec(spec, tensors)
     local dtype = ops[1].t.dtype
     for i = 2, #ops do dtype = promoted(dlx, ops[i].t, { dtype = dtype }) end
     for _, op in ipairs(ops) do op.t, op.labels = take_diagonals(op.t, op.labels) end
-    local size = label_sizes(ops)
-    local acc = ops[1]
-    acc.t, acc.labels = sum_unneeded(acc.t, acc.labels, needed_after(ops, 1, output))
-    for i = 2, #ops do
-      local op, needed = ops[i], needed_after(ops, i, output)
-      local keep = setmetatable({}, { __index = needed })
-      for _, l in ipairs(acc.labels) do keep[l] = true end
-      op.t, op.labels = sum_unneeded(op.t, op.labels, keep)
-      acc = contract(acc, op, needed, size)
+    local size, sets = label_sizes(ops), {}
+    for i, op in ipairs(ops) do sets[i] = op.labels end
+    return ops, output, size, dtype, greedy_path(sets, output, size)
+  end
+
+  --- dlx.einsum_path(spec, a, b, ...): the order in which dlx.einsum contracts the operands,
+  --- NumPy's greedy path: a list of pairs of 1-based positions in the list of operands as it
+  --- is at each step (the pair leaves it, their product joins it at the end).
+  function dlx.einsum_path(spec, ...)
+    local _, _, _, _, path = plan("einsum_path", spec, ...)
+    return path
+  end
+
+  --- dlx.einsum(spec, a, b, ...): NumPy's einsum subscripts ("ij,jk->ik", "...", implicit
+  --- output), by diagonal views, sums and pairwise matrix products in the greedy order.
+  function dlx.einsum(spec, ...)
+    local ops, output, size, dtype, path = plan("einsum", spec, ...)
+    for _, step in ipairs(path) do
+      local i, j = step[1], step[2]
+      local x, y = ops[i], ops[j]
+      local sets = {}
+      for k, op in ipairs(ops) do sets[k] = op.labels end
+      local needed = needed_besides(sets, i, j, output)
+      -- each sums the labels that neither the other nor anyone after needs
+      local keep = setmetatable(index_of(y.labels), { __index = needed })
+      x.t, x.labels = sum_unneeded(x.t, x.labels, keep)
+      keep = setmetatable(index_of(x.labels), { __index = needed })
+      y.t, y.labels = sum_unneeded(y.t, y.labels, keep)
+      table.remove(ops, j)
+      table.remove(ops, i)
+      ops[#ops + 1] = contract(x, y, needed, size)
     end
-    local keep = {}
+    local acc, keep = ops[1], {}
     for _, l in ipairs(output) do keep[l] = true end
     acc.t, acc.labels = sum_unneeded(acc.t, acc.labels, keep)
     local r = arrange(acc.t, acc.labels, output, size, (function()

@@ -1,6 +1,7 @@
 /* builtin.h -- every backend dlx can be built with: one table each, as Lua's lualib.h declares
- * its standard libraries. builtin.c lists the ones this build has. The core reaches them only
- * through that list (dlx_backends, core/device.h) and their tables (core/backend.h). */
+ * its standard libraries. builtin.c lists the ones this build has and describes the others. The
+ * core reaches them only through that list (dlx_backends, dlx_backend_described, core/device.h)
+ * and their tables (core/backend.h). */
 #ifndef DLX_BACKENDS_BUILTIN_H
 #define DLX_BACKENDS_BUILTIN_H
 

@@ -131,7 +131,8 @@ typedef struct dlx_matrix_operand {
  *   DLX_KIND_FLOAT for float dtypes (f), DLX_KIND_INT for integers (i, wrapping as the dtype
  *   does), DLX_KIND_BOOL for bool (b).
  * The backend must compute: float32, float64, complex64 and complex128 in their own precision
- * (float32 is true float32: no TF32 or other reduced-precision accumulation); float16 and
+ * (float32 is true float32: no TF32 or other reduced-precision accumulation, unless allow_tf32
+ * is set, which lets a device that has TF32 use it for float32 and complex64); float16 and
  * bfloat16 accumulate in float32 (or wider) and round once into c; integers accumulate in 64
  * bits and wrap into c's dtype; bool gives (alpha and (a[i, 0] and b[0, j] or ...)) or (beta and
  * c). When beta is 0, c is not read (NaN and inf there do not propagate), as BLAS does. */
@@ -140,6 +141,7 @@ typedef struct dlx_matmul_request {
   int64_t batch, m, n, k;
   dlx_matrix_operand a, b, c;
   dlx_scalar alpha, beta;
+  bool allow_tf32; /* the caller's switch (dlx.cuda.allow_tf32); devices without TF32 ignore it */
 } dlx_matmul_request;
 
 /* The decompositions of the backend entry linalg (dlx.linalg; src/core/linalg_decomp.c lays the
@@ -241,7 +243,13 @@ typedef struct dlx_linalg_request {
 typedef struct dlx_backend {
   const char *name; /* "cpu", "cuda", ... */
   DLDeviceType device_type;
-  bool host_accessible; /* the CPU can read and write its memory directly */
+  /* The CPU can read and write its memory directly; such a device type has one device, id 0
+   * (cpu, cuda_host, cuda_managed): its name is written without ":0". */
+  bool host_accessible;
+  /* Its kernels load elements whole, at addresses aligned to their size (CUDA): an import whose
+   * first element is not aligned to its item size is refused (a BufferError) before a kernel can
+   * fault on it (on CUDA the fault loses the context for the whole process). */
+  bool aligned_elements;
 
   /* Devices of this type that can be used now; 0 when the driver or device is missing. */
   int (*device_count)(void);
@@ -354,6 +362,15 @@ typedef struct dlx_backend {
   /* Waits until all queued work on the device has finished (NULL for synchronous backends). */
   int (*synchronize)(int32_t device_id, dlx_error *err);
 
+  /* Backends of host memory that the host backend (the CPU's) computes on, as CUDA's pinned and
+   * managed memory (NULL for backends that compute on their own memory): waits until the
+   * device no longer uses the memory of device_id (CUDA: every device idle), so that the CPU
+   * may read and write it. Such a backend is host_accessible and leaves every compute entry
+   * (copy, fill, reduce, ..., sort_rows, and those added later) NULL: the core resolves the
+   * backend that computes on a tensor's memory in one place (dlx_compute_on, core/device.h),
+   * which calls this first and then the host backend's entry. */
+  int (*prepare_host_access)(int32_t device_id, dlx_error *err);
+
   /* ---- Entries of backends whose memory the CPU cannot address (NULL for host_accessible
    * ones). The core builds every cross-device copy from these and `copy`: it makes the source
    * contiguous on its own device, moves the bytes, then casts and scatters on the destination. */
@@ -414,6 +431,12 @@ typedef struct dlx_backend {
   /* Optional (NULL: a DeviceError): the decompositions of dlx.linalg, one request a call, laid
    * out as dlx_linalg_request says. */
   int (*linalg)(dlx_linalg_request *r, dlx_error *err);
+
+  /* Backends whose driver can work in a context a host made (Level Zero: a SYCL host's), NULL
+   * otherwise: the backend uses `context` for the devices of `driver` and never destroys it
+   * (dlx_share_level_zero_context of include/dlx.h calls it). 0, or DLX_DEVICE_ERROR once the
+   * backend has looked for devices, for a NULL argument, or for too many drivers. */
+  int (*share_context)(void *driver, void *context);
 } dlx_backend;
 
 /* A backend's stream, as an integer wide enough for a pointer (CUDA's default stream is 0). */

@@ -35,6 +35,8 @@ const dlx_backend *dlx_backend_for(DLDeviceType type) {
   return NULL;
 }
 
+const dlx_backend *dlx_host_backend(void) { return dlx_backend_for(kDLCPU); }
+
 int dlx_device_check(DLDevice device, dlx_error *err) {
   const char *name = dlx_device_type_name(device.device_type);
   const dlx_backend *backend = dlx_backend_for(device.device_type);
@@ -69,7 +71,8 @@ int dlx_device_type_from_name(const char *name, DLDeviceType *out) {
 }
 
 bool dlx_device_type_is_host_like(int32_t type) {
-  return type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged || type == kDLROCMHost;
+  const dlx_backend *backend = dlx_backend_described((DLDeviceType)type);
+  return backend != NULL && backend->host_accessible;
 }
 
 const char *dlx_device_format(DLDevice device, char *buf, size_t size) {

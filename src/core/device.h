@@ -13,14 +13,45 @@ const dlx_backend *dlx_backend_for(DLDeviceType type);
 /* All built-in backends, CPU first; *count receives their number. Defined by the list of
  * backends, src/backends/builtin.c. */
 const dlx_backend *const *dlx_backends(int *count);
+/* The built-in backend of this device type, or else the stand-in of one this build left out:
+ * its table's name, device type and memory traits (host_accessible, aligned_elements) but no
+ * entries, so that devices are named and imports checked the same with and without it. NULL
+ * for a device type no backend of dlx describes. Defined by src/backends/builtin.c. */
+const dlx_backend *dlx_backend_described(DLDeviceType type);
 /* 0 when device exists now; DeviceError naming what is missing otherwise. */
 int dlx_device_check(DLDevice device, dlx_error *err);
+
+/* The backend that computes on host memory (the CPU's), from the registry. The core runs it on
+ * the memory of backends with prepare_host_access; a backend that stages work through host
+ * memory (a copy of packed fp4 data, a complex sum, the bytes of a scalar) calls it too, and
+ * never names another backend's table. */
+const dlx_backend *dlx_host_backend(void);
+
+/* The backend whose compute entries (backend.h) run on the memory of `buffer`: the buffer's own,
+ * or the host backend for memory it computes on for another backend (one with
+ * prepare_host_access). No waiting: this is for the checks of optional entries. */
+static inline const dlx_backend *dlx_compute_backend(const dlx_buffer *buffer) {
+  const dlx_backend *own = buffer->backend;
+  return own->prepare_host_access == NULL ? own : dlx_host_backend();
+}
+
+/* Every call of a compute entry goes through here: *backend = dlx_compute_backend(t->buffer),
+ * once t's memory is ready for it (after its backend's prepare_host_access, for memory the host
+ * backend computes on). */
+static inline int dlx_compute_on(const dlx_tensor *t, const dlx_backend **backend, dlx_error *err) {
+  const dlx_backend *own = t->buffer->backend;
+  *backend = dlx_compute_backend(t->buffer);
+  return own->prepare_host_access == NULL
+             ? 0
+             : own->prepare_host_access(t->buffer->device.device_id, err);
+}
 
 /* "cpu", "cuda", "cuda_host", "opencl", ..., "trn"; NULL for a value DLPack does not define. */
 const char *dlx_device_type_name(int32_t type);
 /* 0 and *out on success, -1 for an unknown name. */
 int dlx_device_type_from_name(const char *name, DLDeviceType *out);
-/* Device types whose id is always 0 (CPU, pinned and managed memory). */
+/* Device types of host memory (their backend's host_accessible, built or not), whose id is
+ * always 0. */
 bool dlx_device_type_is_host_like(int32_t type);
 /* Writes "cpu", "cuda:0", "cuda_host", ... into buf; returns buf. */
 const char *dlx_device_format(DLDevice device, char *buf, size_t size);

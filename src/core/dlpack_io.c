@@ -258,21 +258,22 @@ static int check_offset(const DLTensor *dl, dlx_tensor *t, dlx_error *err) {
   return 0;
 }
 
-/* CUDA kernels load whole elements: one at an address that is not a multiple of its size faults
- * and leaves the CUDA context unusable for the whole process. (CPU code reads any address, and
- * the Level Zero kernels read bytes.) Checked before the device, so the check is the same on
- * machines with and without a GPU. */
+/* The kernels of some backends load whole elements (aligned_elements, backend.h): one at an
+ * address that is not a multiple of its size faults, and on CUDA leaves the context unusable
+ * for the whole process. (CPU code reads any address, and the Level Zero kernels read bytes.)
+ * Checked before the device, with the traits of a backend the build left out too, so the check
+ * is the same on machines with and without a GPU. */
 static int check_alignment(const DLTensor *dl, dlx_dtype dtype, dlx_error *err) {
-  DLDeviceType type = dl->device.device_type;
+  const dlx_backend *backend = dlx_backend_described(dl->device.device_type);
   int bits = dlx_dtype_bits(dtype);
   uintptr_t first;
-  if (type != kDLCUDA && type != kDLCUDAHost && type != kDLCUDAManaged) return 0;
+  if (backend == NULL || !backend->aligned_elements) return 0;
   if (bits % 8 != 0 || dl->data == NULL) return 0; /* packed fp4/fp6 are read by bytes */
   first = (uintptr_t)dl->data + (uintptr_t)dl->byte_offset;
   if (first % (uintptr_t)(bits / 8) != 0)
     return dlx_fail(err, DLX_BUFFER_ERROR,
-                    "CUDA data at %p + byte_offset %llu is not aligned to its %d-byte %s items",
-                    dl->data, (unsigned long long)dl->byte_offset, bits / 8,
+                    "%s data at %p + byte_offset %llu is not aligned to its %d-byte %s items",
+                    backend->name, dl->data, (unsigned long long)dl->byte_offset, bits / 8,
                     dlx_dtype_info_of(dtype)->name);
   return 0;
 }

@@ -1,43 +1,13 @@
-/* dtype.h -- the element types dlx knows, their names and DLPack codes. */
+/* dtype.h -- the element types dlx knows (their numbers: common/dtypes.h), their names, kinds and
+ * DLPack codes. */
 #ifndef DLX_CORE_DTYPE_H
 #define DLX_CORE_DTYPE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/dtypes.h"
 #include "dlpack/dlpack.h"
-
-typedef enum dlx_dtype {
-  DLX_BOOL,
-  DLX_INT8,
-  DLX_INT16,
-  DLX_INT32,
-  DLX_INT64,
-  DLX_UINT8,
-  DLX_UINT16,
-  DLX_UINT32,
-  DLX_UINT64,
-  DLX_FLOAT16,
-  DLX_BFLOAT16,
-  DLX_FLOAT32,
-  DLX_FLOAT64,
-  DLX_COMPLEX64,
-  DLX_COMPLEX128,
-  /* storage-only types (DLPack 1.1+): exchanged, viewed and copied bit for bit, never computed */
-  DLX_FLOAT8_E3M4,
-  DLX_FLOAT8_E4M3,
-  DLX_FLOAT8_E4M3B11FNUZ,
-  DLX_FLOAT8_E4M3FN,
-  DLX_FLOAT8_E4M3FNUZ,
-  DLX_FLOAT8_E5M2,
-  DLX_FLOAT8_E5M2FNUZ,
-  DLX_FLOAT8_E8M0FNU,
-  DLX_FLOAT6_E2M3FN,    /* 6 bits an element, packed */
-  DLX_FLOAT6_E3M2FN,    /* 6 bits an element, packed */
-  DLX_FLOAT4_E2M1FN,    /* 4 bits an element, packed: DLPack (17, 4, 1), the header's form */
-  DLX_FLOAT4_E2M1FN_X2, /* one byte holding two fp4: DLPack (17, 4, 2), PyTorch's form */
-  DLX_NUM_DTYPES
-} dlx_dtype;
 
 typedef enum dlx_kind {
   DLX_KIND_BOOL,
@@ -55,17 +25,12 @@ typedef struct dlx_dtype_info {
   dlx_kind kind;
 } dlx_dtype_info;
 
-#ifdef __OPENCL_C_VERSION__
-/* The Level Zero kernels include this header for its enums; the table is not theirs to read. */
-const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype);
-#else
 /* The table, indexed by dtype; read through dlx_dtype_info_of, which every hot path calls, so it
  * is inline. */
 extern const dlx_dtype_info dlx_dtype_table[DLX_NUM_DTYPES];
 static inline const dlx_dtype_info *dlx_dtype_info_of(dlx_dtype dtype) {
   return &dlx_dtype_table[dtype];
 }
-#endif
 /* 0 and *out on success, -1 when the name is unknown. */
 int dlx_dtype_from_name(const char *name, dlx_dtype *out);
 /* 0 and *out on success, -1 when dlx has no dtype for (code, bits, lanes). */

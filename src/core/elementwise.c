@@ -312,7 +312,7 @@ static int result_shape(const dlx_operand *in, int count, const dlx_tensor *dst,
 
 /* ---- devices */
 
-/* The device every tensor is on, and the backend of the first one. */
+/* The device every tensor is on, and the backend that computes on the first one's memory. */
 static int check_devices(dlx_ew_op op, const dlx_tensor *const *tensors, int count,
                          DLDevice *device, const dlx_backend **backend, dlx_error *err) {
   char d1[48], d2[48];
@@ -324,7 +324,7 @@ static int check_devices(dlx_ew_op op, const dlx_tensor *const *tensors, int cou
     if (rc != 0) break;
     if (!found) {
       *device = dlx_tensor_device(tensors[i]);
-      *backend = tensors[i]->buffer->backend;
+      *backend = dlx_compute_backend(tensors[i]->buffer);
       found = true;
     } else if (!dlx_device_equal(*device, dlx_tensor_device(tensors[i]))) {
       return dlx_fail(err, DLX_DEVICE_ERROR,
@@ -446,16 +446,23 @@ static bool overlaps_an_input(const dlx_tensor *dst, const prepared *p, int arit
   return false;
 }
 
+/* The backend that computes on dst's memory runs the kernel into dst. */
+static int run_kernel(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, dlx_dtype compute,
+                      dlx_error *err) {
+  const dlx_backend *backend;
+  int rc = dlx_compute_on(dst, &backend, err);
+  return rc != 0 ? rc : backend->elementwise(op, dst, in, compute, err);
+}
+
 /* Runs the kernel into dst, through a temporary when dst overlaps an input other than exactly. */
 static int run_into(dlx_ew_op op, const dlx_tensor *dst, const prepared *p, int arity,
                     dlx_dtype compute, dlx_error *err) {
-  const dlx_backend *backend = dst->buffer->backend;
   dlx_tensor tmp;
   int rc;
-  if (!overlaps_an_input(dst, p, arity)) return backend->elementwise(op, dst, p->in, compute, err);
+  if (!overlaps_an_input(dst, p, arity)) return run_kernel(op, dst, p->in, compute, err);
   rc = dlx_tensor_empty(&tmp, dst->shape, dst->ndim, dst->dtype, dlx_tensor_device(dst), err);
   if (rc != 0) return rc;
-  rc = backend->elementwise(op, &tmp, p->in, compute, err);
+  rc = run_kernel(op, &tmp, p->in, compute, err);
   if (rc == 0) rc = dlx_copy(dst, &tmp, err);
   dlx_tensor_close(&tmp);
   return rc;
@@ -481,14 +488,14 @@ static int check_destination(dlx_ew_op op, const dlx_tensor *dst, dlx_dtype resu
 static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *out,
                                dlx_error *err) {
   const dlx_tensor *a = in[0].tensor, *b = in[1].tensor;
-  const dlx_backend *backend;
   dlx_dtype promoted, compute, result;
   DLDevice device;
   int rc;
   if (a == NULL || b == NULL || a->dtype != b->dtype || !has_shape(b, a->shape, a->ndim)) return -1;
-  backend = a->buffer->backend;
   device = dlx_tensor_device(a);
-  if (backend->elementwise == NULL || !dlx_device_equal(device, dlx_tensor_device(b))) return -1;
+  if (dlx_compute_backend(a->buffer)->elementwise == NULL ||
+      !dlx_device_equal(device, dlx_tensor_device(b)))
+    return -1;
   rc = dlx_buffer_check(a->buffer, err);
   if (rc == 0) rc = dlx_buffer_check(b->buffer, err);
   /* a dtype promotes with itself to itself; a storage-only one gets promotion's error */
@@ -499,7 +506,7 @@ static int run_same_shape_pair(dlx_ew_op op, const dlx_operand *in, dlx_tensor *
   if (rc == 0) rc = check_integer_errors(op, &in[1], compute, err);
   if (rc == 0) rc = dlx_tensor_empty(out, a->shape, a->ndim, result, device, err);
   if (rc != 0 || dlx_tensor_numel(out) == 0) return rc;
-  rc = backend->elementwise(op, out, in, compute, err);
+  rc = run_kernel(op, out, in, compute, err);
   if (rc != 0) dlx_tensor_close(out);
   return rc;
 }
@@ -535,7 +542,7 @@ static int run_general(dlx_ew_op op, const dlx_operand *in, const dlx_tensor *ds
   } else {
     rc = dlx_tensor_empty(&made, shape, ndim, result, device, err);
     if (rc == 0 && dlx_tensor_numel(&made) > 0) {
-      rc = backend->elementwise(op, &made, p.in, compute, err);
+      rc = run_kernel(op, &made, p.in, compute, err);
       if (rc != 0) dlx_tensor_close(&made);
     }
     if (rc == 0) *out = made;

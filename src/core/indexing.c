@@ -7,9 +7,12 @@
 #include "core/ops.h"
 
 static int run(dlx_index_request *r, const dlx_tensor *on, const char *name, dlx_error *err) {
-  const dlx_backend *backend = on->buffer->backend;
-  if (backend->index_op == NULL) return dlx_not_implemented(err, name, on->buffer->device);
-  return backend->index_op(r, err);
+  const dlx_backend *backend;
+  int rc;
+  if (dlx_compute_backend(on->buffer)->index_op == NULL)
+    return dlx_not_implemented(err, name, on->buffer->device);
+  rc = dlx_compute_on(on, &backend, err);
+  return rc != 0 ? rc : backend->index_op(r, err);
 }
 
 /* The checks every op makes of its tensors: open loans, one device, whole-byte elements. */

@@ -248,7 +248,8 @@ static void set_operand(dlx_matrix_operand *o, const dlx_tensor *t, bool conj) {
 
 /* One request per index of the batch dims that did not merge into the last one. */
 static int run_batched(dlx_matmul_request *r, const batch_walk *w, dlx_error *err) {
-  const dlx_backend *backend = r->c.buffer->backend;
+  /* (dlx_matmul waited for memory lent to the host backend before the work began) */
+  const dlx_backend *backend = dlx_compute_backend(r->c.buffer);
   int64_t base[3] = {r->a.offset, r->b.offset, r->c.offset}, index[DLX_MAX_NDIM] = {0};
   int32_t outer = w->ndim - 1, d;
   r->batch = w->ndim > 0 ? w->size[outer] : 1;
@@ -417,6 +418,7 @@ int dlx_matmul(dlx_tensor *out, const dlx_matmul_args *args, dlx_error *err) {
   as_matrix(&mb, args->b, false);
   memset(&r, 0, sizeof r);
   r.dtype = dtype;
+  r.allow_tf32 = args->allow_tf32;
   rc = make_plan(args, &ma, &mb, &p, err);
   if (rc == 0) rc = scalar_for(args, "alpha", &args->alpha, dtype, &r.alpha, err);
   if (rc == 0)
@@ -424,7 +426,8 @@ int dlx_matmul(dlx_tensor *out, const dlx_matmul_args *args, dlx_error *err) {
   if (rc == 0 && args->c != NULL) rc = check_added(args, &p, err);
   if (rc == 0 && args->dst != NULL) rc = check_dst(args, &p, dtype, err);
   if (rc != 0) return rc;
-  backend = args->a->buffer->backend;
+  rc = dlx_compute_on(args->a, &backend, err);
+  if (rc != 0) return rc;
   if (backend->matmul == NULL)
     return dlx_not_implemented(err, args->name, dlx_tensor_device(args->a));
   rc = make_work(&work, &owned, args, &p, dtype, &r.beta, err);

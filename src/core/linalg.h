@@ -18,6 +18,7 @@ typedef struct dlx_matmul_args {
   const dlx_tensor *c;     /* NULL, or the added term: broadcast to the product's shape */
   dlx_scalar alpha, beta;  /* result = alpha * a @ b + beta * c; beta is unused without c */
   const dlx_tensor *dst;   /* NULL: the result is a new tensor; else written there */
+  bool allow_tf32;         /* float32 and complex64 products may use TF32 where a device has it */
 } dlx_matmul_args;
 
 /* Arguments of a plain product a @ b: alpha 1, no added term, no destination. */

@@ -96,7 +96,7 @@ static int no_linalg(const char *name, DLDevice device, dlx_error *err) {
 static int begin(lcall *c, const char *name, dlx_linalg_op op, const dlx_tensor *a,
                  const dlx_tensor *b, dlx_error *err) {
   dlx_dtype dtype = a->dtype;
-  const dlx_backend *backend = a->buffer->backend;
+  const dlx_backend *backend = dlx_compute_backend(a->buffer);
   int rc;
   memset(c, 0, sizeof *c);
   c->r.op = op;
@@ -299,7 +299,9 @@ static int run(lcall *c, dlx_error *err) {
   if (r->batch == 0 || r->m == 0 || r->n == 0) {
     for (int i = 0; i < c->nmade && rc == 0; i++) rc = fill_value(c->made[i], 0, err);
   } else {
-    rc = c->src->buffer->backend->linalg(r, err);
+    const dlx_backend *backend;
+    rc = dlx_compute_on(c->src, &backend, err);
+    if (rc == 0) rc = backend->linalg(r, err);
     if (rc == 0 && r->bad_batch >= 0) rc = linalg_failure(c, err);
   }
   if (rc != 0) close_made(c);

@@ -98,10 +98,13 @@ static int copy_across_devices(const dlx_tensor *dst, const dlx_tensor *src, dlx
 /* Copy between two tensors of the same shape with no overlap. */
 static int copy_same_shape(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   const dlx_backend *db = dst->buffer->backend, *sb = src->buffer->backend;
-  if (dlx_device_equal(dst->buffer->device, src->buffer->device) ||
-      (db->host_accessible && sb->host_accessible))
-    return db->copy(dst, src, err);
-  return copy_across_devices(dst, src, err);
+  const dlx_backend *backend;
+  int rc;
+  if (!dlx_device_equal(dst->buffer->device, src->buffer->device) &&
+      !(db->host_accessible && sb->host_accessible))
+    return copy_across_devices(dst, src, err);
+  rc = dlx_compute_on(dst, &backend, err);
+  return rc != 0 ? rc : backend->copy(dst, src, err);
 }
 
 int dlx_check_writable(const dlx_tensor *dst, dlx_error *err) {
@@ -170,6 +173,7 @@ dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
 
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
+  const dlx_backend *backend;
   int rc = dlx_buffer_check(dst->buffer, err);
   if (rc == 0) rc = dlx_check_writable(dst, err);
   if (rc != 0) return rc;
@@ -182,7 +186,8 @@ int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
     return dlx_fail(err, DLX_TYPE_ERROR, "cannot fill a %s tensor with a complex value",
                     dlx_dtype_info_of(dst->dtype)->name);
   if (dlx_tensor_numel(dst) == 0) return 0;
-  return dst->buffer->backend->fill(dst, value, err);
+  rc = dlx_compute_on(dst, &backend, err);
+  return rc != 0 ? rc : backend->fill(dst, value, err);
 }
 
 /* ---- reductions */
@@ -268,6 +273,14 @@ static void drop_reduced_dims(dlx_tensor *t, uint64_t dims) {
   t->ndim = n;
 }
 
+/* The backend that computes on src's memory reduces it into dst. */
+static int run_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                      dlx_error *err) {
+  const dlx_backend *backend;
+  int rc = dlx_compute_on(src, &backend, err);
+  return rc != 0 ? rc : backend->reduce(op, src, dims, dst, err);
+}
+
 int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                bool keepdim, dlx_error *err) {
   int64_t shape[DLX_MAX_NDIM];
@@ -281,7 +294,7 @@ int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_
     shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
   rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
   if (rc != 0) return rc;
-  if (dlx_tensor_numel(&dst) > 0) rc = src->buffer->backend->reduce(op, src, dims, &dst, err);
+  if (dlx_tensor_numel(&dst) > 0) rc = run_reduce(op, src, dims, &dst, err);
   if (rc != 0) {
     dlx_tensor_close(&dst);
     return rc;

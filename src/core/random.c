@@ -82,26 +82,33 @@ static uint64_t blocks_used(const dlx_tensor *t, const dlx_random_request *r, in
   return ((uint64_t)n + lanes - 1) / lanes;
 }
 
+/* The backend that computes on t's memory fills it. */
+static int run_fill_random(const dlx_tensor *t, const dlx_random_request *r, dlx_error *err) {
+  const dlx_backend *backend;
+  int rc = dlx_compute_on(t, &backend, err);
+  return rc != 0 ? rc : backend->fill_random(t, r, err);
+}
+
 int dlx_random_fill(dlx_generator *g, const dlx_tensor *t, dlx_random_request *r, const char *name,
                     dlx_error *err) {
-  const dlx_backend *backend = t->buffer->backend;
   int64_t n = dlx_tensor_numel(t);
   int rc = dlx_buffer_check(t->buffer, err);
   if (rc == 0) rc = dlx_check_writable(t, err);
   if (rc == 0) rc = check_request(t, r, name, err);
   if (rc != 0) return rc;
-  if (backend->fill_random == NULL) return dlx_not_implemented(err, name, t->buffer->device);
+  if (dlx_compute_backend(t->buffer)->fill_random == NULL)
+    return dlx_not_implemented(err, name, t->buffer->device);
   if (n == 0) return 0;
   r->seed = g->seed;
   r->offset = g->offset;
   if (dlx_tensor_is_contiguous(t)) {
-    rc = backend->fill_random(t, r, err);
+    rc = run_fill_random(t, r, err);
   } else { /* a strided view: element i is still the i-th in row-major order */
     dlx_tensor tmp;
     rc = dlx_tensor_empty_memory(&tmp, t->shape, t->ndim, t->dtype, t->buffer->device,
                                  dlx_tensor_memory(t), err);
     if (rc != 0) return rc;
-    rc = backend->fill_random(&tmp, r, err);
+    rc = run_fill_random(&tmp, r, err);
     if (rc == 0) rc = dlx_copy(t, &tmp, err);
     dlx_tensor_close(&tmp);
   }

@@ -50,7 +50,7 @@ static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *er
                     dtype);
   if (dlx_sort_key_kind(src->dtype) < 0)
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s cannot be sorted", name, dtype);
-  if (src->buffer->backend->sort_rows == NULL)
+  if (dlx_compute_backend(src->buffer)->sort_rows == NULL)
     return dlx_not_implemented(err, name, src->buffer->device);
   return 0;
 }
@@ -67,6 +67,7 @@ static int sort_last_dim(dlx_tensor *values, dlx_tensor *indices, const dlx_tens
                          bool descending, dlx_error *err) {
   int64_t n = keys->shape[keys->ndim - 1], rows = dlx_tensor_numel(keys) / n;
   dlx_tensor k2 = *keys, v2, i2;
+  const dlx_backend *backend;
   int rc = empty_like_src(values, keys, keys->shape, keys->ndim, keys->dtype, err);
   if (rc != 0) return rc;
   rc = empty_like_src(indices, keys, keys->shape, keys->ndim, DLX_INT64, err);
@@ -86,7 +87,8 @@ static int sort_last_dim(dlx_tensor *values, dlx_tensor *indices, const dlx_tens
   memcpy(i2.shape, k2.shape, sizeof k2.shape);
   memcpy(v2.strides, k2.strides, sizeof k2.strides);
   memcpy(i2.strides, k2.strides, sizeof k2.strides);
-  rc = keys->buffer->backend->sort_rows(&k2, descending, &v2, &i2, err);
+  rc = dlx_compute_on(keys, &backend, err);
+  if (rc == 0) rc = backend->sort_rows(&k2, descending, &v2, &i2, err);
   if (rc != 0) {
     dlx_tensor_close(values);
     dlx_tensor_close(indices);

@@ -57,25 +57,32 @@ static void drop_reduced_dims(dlx_tensor *t, uint64_t dims) {
   t->ndim = n;
 }
 
+/* The backend that computes on src's memory runs the statistic into dst. */
+static int run_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                           const dlx_tensor *dst, dlx_error *err) {
+  const dlx_backend *backend;
+  int rc = dlx_compute_on(src, &backend, err);
+  return rc != 0 ? rc : backend->reduce_stat(op, param, src, dims, dst, err);
+}
+
 int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_tensor *src,
                     uint64_t dims, bool keepdim, dlx_error *err) {
   uint64_t all = src->ndim == 64 ? ~UINT64_C(0) : (UINT64_C(1) << src->ndim) - 1;
   int64_t shape[DLX_MAX_NDIM];
   dlx_dtype dtype;
   dlx_tensor dst;
-  const dlx_backend *backend = src->buffer->backend;
   int rc = dlx_buffer_check(src->buffer, err);
   if (rc == 0) rc = dlx_stat_dtype(dlx_stat_name(op), src->dtype, &dtype, err);
   if (rc == 0) rc = check_param(op, param, err);
   if (rc != 0) return rc;
   if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
-  if (backend->reduce_stat == NULL)
+  if (dlx_compute_backend(src->buffer)->reduce_stat == NULL)
     return dlx_not_implemented(err, dlx_stat_name(op), src->buffer->device);
   for (int32_t d = 0; d < src->ndim; d++)
     shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
   rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
   if (rc != 0) return rc;
-  if (dlx_tensor_numel(&dst) > 0) rc = backend->reduce_stat(op, param, src, dims, &dst, err);
+  if (dlx_tensor_numel(&dst) > 0) rc = run_reduce_stat(op, param, src, dims, &dst, err);
   if (rc != 0) {
     dlx_tensor_close(&dst);
     return rc;
@@ -85,10 +92,17 @@ int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_ten
   return 0;
 }
 
+/* The backend that computes on the memory of line (src, seen as at least 1-d) runs op into dst. */
+static int run_along_dim(dlx_dim_op op, const dlx_tensor *line, int32_t dim, const dlx_tensor *dst,
+                         dlx_error *err) {
+  const dlx_backend *backend;
+  int rc = dlx_compute_on(line, &backend, err);
+  return rc != 0 ? rc : backend->along_dim(op, line, dim, dst, err);
+}
+
 int dlx_along_dim(dlx_tensor *out, dlx_dim_op op, const dlx_tensor *src, int32_t dim,
                   dlx_error *err) {
   const char *name = dlx_dim_op_name(op);
-  const dlx_backend *backend = src->buffer->backend;
   dlx_tensor dst, line = *src;
   dlx_dtype dtype;
   int rc = dlx_buffer_check(src->buffer, err);
@@ -104,7 +118,8 @@ int dlx_along_dim(dlx_tensor *out, dlx_dim_op op, const dlx_tensor *src, int32_t
                     (int)dim + 1, (int)src->ndim);
   if (dtype == DLX_COMPLEX64 || dtype == DLX_COMPLEX128)
     return dlx_fail(err, DLX_TYPE_ERROR, "%s of a complex tensor is not supported", name);
-  if (backend->along_dim == NULL) return dlx_not_implemented(err, name, src->buffer->device);
+  if (dlx_compute_backend(src->buffer)->along_dim == NULL)
+    return dlx_not_implemented(err, name, src->buffer->device);
   if (src->ndim == 0) { /* one element, as a 1-d line */
     line.ndim = 1;
     line.shape[0] = 1;
@@ -112,7 +127,7 @@ int dlx_along_dim(dlx_tensor *out, dlx_dim_op op, const dlx_tensor *src, int32_t
   }
   rc = dlx_tensor_empty(&dst, line.shape, line.ndim, dtype, src->buffer->device, err);
   if (rc != 0) return rc;
-  if (dlx_tensor_numel(&dst) > 0) rc = backend->along_dim(op, &line, dim, &dst, err);
+  if (dlx_tensor_numel(&dst) > 0) rc = run_along_dim(op, &line, dim, &dst, err);
   if (rc != 0) {
     dlx_tensor_close(&dst);
     return rc;

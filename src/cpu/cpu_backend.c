@@ -4,7 +4,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "backends/builtin.h"
 #include "core/backend.h"
 #include "cpu/blas.h"
 #include "cpu/cpu.h"

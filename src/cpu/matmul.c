@@ -3,7 +3,9 @@
  * Three paths:
  * - small products (and every bool or integer product, which BLAS has not) run dlx's own loops
  *   (matmul_small.c), batch elements and blocks of rows split over the pool: a 4x4 product is
- *   about 64 multiply-adds, far less than a BLAS call's fixed cost;
+ *   about 64 multiply-adds, far less than a BLAS call's fixed cost; batches of packed 4x4
+ *   float32 and float64 products run the vector kernels of matmul_fixed.c, ranges of the batch
+ *   at a time;
  * - float32, float64, complex64 and complex128 products of some size go to OpenBLAS: c is cut
  *   into tiles (several per thread when the product is large), which the pool hands out, each
  *   a single-threaded ?gemm on the operands as they lie (transposed and conjugated operands
@@ -37,6 +39,16 @@ typedef struct own_job {
   int64_t rows, blocks; /* rows a block, blocks an element */
 } own_job;
 
+typedef struct fixed_job {
+  const dlx_matmul_request *r;
+  dlx_cpu_batch_fn fn;
+} fixed_job;
+
+static void fixed_range(void *ctx, int64_t begin, int64_t end) {
+  const fixed_job *job = ctx;
+  job->fn(job->r, begin, end);
+}
+
 static void own_range(void *ctx, int64_t begin, int64_t end) {
   const own_job *job = ctx;
   for (int64_t item = begin; item < end; item++) {
@@ -54,6 +66,12 @@ static void own_range(void *ctx, int64_t begin, int64_t end) {
 }
 
 static void own_product(const dlx_matmul_request *r) {
+  fixed_job fixed = {r, dlx_cpu_fixed_batch(r)};
+  if (fixed.fn != NULL) { /* blocks of about DLX_CPU_GRAIN_BYTES of operands */
+    int64_t bytes = 3 * r->m * r->n * (int64_t)dlx_dtype_bits(r->dtype) / 8;
+    dlx_cpu_parallel_for(r->batch, dlx_cpu_grain_items(bytes), fixed_range, &fixed);
+    return;
+  }
   int64_t per_row = r->n * (r->k > 0 ? r->k : 1), per_element = per_row * r->m;
   own_job job = {r, dlx_cpu_small_product(r->dtype), r->m, 1};
   if (per_element > OWN_GRAIN && r->m > 1) { /* big elements: blocks of rows too */

@@ -1,8 +1,11 @@
 /* backends.c -- the three backends of CUDA memory: device memory (cuda:N), pinned host memory
  * (cuda_host) and managed memory (cuda_managed). Pinned and managed memory are host memory for
- * dlx: the CPU kernels compute on them and the GPU reaches them through copies. */
+ * dlx: the host backend computes on them once every device is idle (prepare_host_access: the
+ * core calls it, then the host backend's entries), and the GPU reaches them through copies. */
 #include "core/ops.h"
+#include "cuda/blas.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/solver.h"
 
 /* ---- cuda:N */
 
@@ -43,6 +46,7 @@ const dlx_backend dlx_cuda_backend = {
     .name = "cuda",
     .device_type = kDLCUDA,
     .host_accessible = false,
+    .aligned_elements = true,
     .device_count = dlx_cuda_device_count,
     .alloc = device_alloc,
     .free = device_free,
@@ -64,6 +68,8 @@ const dlx_backend dlx_cuda_backend = {
     .fill_random = dlx_cuda_fill_random_tensor,
     .sort_rows = dlx_cuda_sort_rows_tensor,
     .index_op = dlx_cuda_index_op_tensor,
+    .matmul = dlx_cuda_matmul_tensor,
+    .linalg = dlx_cuda_linalg_tensor,
 };
 
 /* ---- host-like memory: one device (id 0) as soon as there is a GPU */
@@ -71,69 +77,16 @@ const dlx_backend dlx_cuda_backend = {
 static int host_like_count(void) { return dlx_cuda_device_count() > 0 ? 1 : 0; }
 
 /* The GPU may still be writing host-like memory (a copy, a kernel on managed memory): the CPU
- * reads and writes it after every device is idle. */
-static int wait_all_devices(dlx_error *err) {
+ * reads and writes it after every device is idle (prepare_host_access), and synchronize waits
+ * for the same. device_id is 0, the one host-like device. */
+static int wait_all_devices(int32_t device_id, dlx_error *err) {
   int count = dlx_cuda_device_count();
+  (void)device_id;
   for (int32_t id = 0; id < count; id++) {
     int rc = device_synchronize(id, err);
     if (rc != 0) return rc;
   }
   return 0;
-}
-
-static int host_like_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.copy(dst, src, err);
-}
-
-static int host_like_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.fill(dst, value, err);
-}
-
-static int host_like_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
-                            const dlx_tensor *dst, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.reduce(op, src, dims, dst, err);
-}
-
-static int host_like_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
-                                 dlx_dtype compute, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.elementwise(op, dst, in, compute, err);
-}
-
-static int host_like_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
-                                 const dlx_tensor *dst, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.reduce_stat(op, param, src, dims, dst, err);
-}
-
-static int host_like_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
-                               const dlx_tensor *dst, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.along_dim(op, src, dim, dst, err);
-}
-
-static int host_like_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
-                               const dlx_tensor *indices, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.sort_rows(src, descending, values, indices, err);
-}
-
-static int host_like_index_op(dlx_index_request *r, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.index_op(r, err);
-}
-
-static int host_like_linalg(dlx_linalg_request *r, dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.linalg(r, err);
-}
-
-static int host_like_synchronize(int32_t device_id, dlx_error *err) {
-  (void)device_id;
-  return wait_all_devices(err);
 }
 
 static void *pinned_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
@@ -156,30 +109,16 @@ static void pinned_free(int32_t device_id, void *ptr, size_t nbytes) {
   if (ptr != NULL) (void)cudaFreeHost(ptr);
 }
 
-static int host_like_fill_random(const dlx_tensor *dst, const dlx_random_request *r,
-                                 dlx_error *err) {
-  int rc = wait_all_devices(err);
-  return rc != 0 ? rc : dlx_cpu_backend.fill_random(dst, r, err);
-}
-
 const dlx_backend dlx_cuda_host_backend = {
     .name = "cuda_host",
     .device_type = kDLCUDAHost,
     .host_accessible = true,
+    .aligned_elements = true,
     .device_count = host_like_count,
     .alloc = pinned_alloc,
     .free = pinned_free,
-    .copy = host_like_copy,
-    .fill = host_like_fill,
-    .reduce = host_like_reduce,
-    .elementwise = host_like_elementwise,
-    .reduce_stat = host_like_reduce_stat,
-    .along_dim = host_like_along_dim,
-    .fill_random = host_like_fill_random,
-    .sort_rows = host_like_sort_rows,
-    .index_op = host_like_index_op,
-    .linalg = host_like_linalg,
-    .synchronize = host_like_synchronize,
+    .synchronize = wait_all_devices,
+    .prepare_host_access = wait_all_devices,
 };
 
 static void *managed_alloc(int32_t device_id, size_t nbytes, dlx_error *err) {
@@ -205,19 +144,11 @@ const dlx_backend dlx_cuda_managed_backend = {
     .name = "cuda_managed",
     .device_type = kDLCUDAManaged,
     .host_accessible = true,
+    .aligned_elements = true,
     .device_count = host_like_count,
     .alloc = managed_alloc,
     .free = managed_free,
-    .copy = host_like_copy,
-    .fill = host_like_fill,
-    .reduce = host_like_reduce,
-    .elementwise = host_like_elementwise,
-    .reduce_stat = host_like_reduce_stat,
-    .along_dim = host_like_along_dim,
-    .fill_random = host_like_fill_random,
-    .sort_rows = host_like_sort_rows,
-    .index_op = host_like_index_op,
-    .linalg = host_like_linalg,
-    .synchronize = host_like_synchronize,
+    .synchronize = wait_all_devices,
+    .prepare_host_access = wait_all_devices,
     .refine_import = device_refine_import,
 };

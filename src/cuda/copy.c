@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/device.h"
 #include "core/dtype.h"
 #include "core/ops.h"
 #include "cuda/cuda_internal.h"
@@ -111,7 +112,7 @@ static int copy_through_host(const dlx_tensor *dst, const dlx_tensor *src, dlx_e
   if (rc != 0) return rc;
   rc = stage_on_host(src, &hsrc, &sbytes, err);
   if (rc == 0) {
-    rc = dlx_cpu_backend.copy(&hdst, &hsrc, err);
+    rc = dlx_host_backend()->copy(&hdst, &hsrc, err);
     byte_range(dst, &first, &count);
     if (rc == 0)
       rc = dlx_cuda_copy_bytes_host(dst->buffer->device.device_id,
@@ -164,14 +165,15 @@ int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error
   return rc;
 }
 
-/* The bytes of one element holding value, cast with the CPU backend's rules. */
+/* The bytes of one element holding value, cast on the host by the host backend (the rules of
+ * every backend). */
 static int element_bytes(dlx_dtype dtype, const dlx_scalar *value, unsigned char out[16],
                          dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
   dlx_tensor one;
   int rc = dlx_tensor_empty(&one, NULL, 0, dtype, cpu, err);
   if (rc != 0) return rc;
-  rc = dlx_cpu_backend.fill(&one, value, err);
+  rc = dlx_host_backend()->fill(&one, value, err);
   if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_dtype_bits(dtype) / 8);
   dlx_tensor_close(&one);
   return rc;

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/builtin.h"
 #include "core/backend.h"
 #include "core/error.h"
 
@@ -38,6 +37,11 @@ cudaStream_t dlx_cuda_current_stream(int32_t device_id);
  * on one stream runs in order, so a block freed there may be handed out again at once). */
 void *dlx_cuda_pool_alloc(int32_t device_id, size_t nbytes, cudaStream_t stream, dlx_error *err);
 void dlx_cuda_pool_free(int32_t device_id, void *ptr);
+
+/* The tables of the three backends of CUDA memory (backends.c). */
+extern const dlx_backend dlx_cuda_backend;         /* kDLCUDA: cuda:N */
+extern const dlx_backend dlx_cuda_host_backend;    /* kDLCUDAHost: pinned host memory */
+extern const dlx_backend dlx_cuda_managed_backend; /* kDLCUDAManaged: managed memory */
 
 /* The stream operations of dlx_cuda_backend (streams.c). */
 extern const dlx_stream_ops dlx_cuda_stream_ops;

@@ -2,13 +2,13 @@
  * dst's shape by the core) becomes one launch of the kernels of elementwise_kernels.cu, with
  * dims merged where every operand allows it (so contiguous tensors are one dim and take the
  * vectorised kernel) and scalars converted on the host with the CPU's rules. Ops the kernels
- * lack are a DeviceError (common/elementwise_host.h). */
+ * lack are a DeviceError (core/elementwise_kernels.h). */
 #include <stdbool.h>
 #include <string.h>
 
-#include "common/elementwise_host.h"
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/elementwise_kernels.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 

@@ -3,6 +3,7 @@
  * layout does not allow it), then handed to the kernels. Complex data is reduced by the CPU
  * backend on a host copy. */
 #include "core/alloc.h"
+#include "core/device.h"
 #include "core/dtype.h"
 #include "core/ops.h"
 #include "cuda/cuda_internal.h"
@@ -78,7 +79,7 @@ static uint64_t dims_after_packing(int32_t ndim, uint64_t dims) {
   return mask;
 }
 
-/* Complex sums and products: on the host with the CPU backend, the result copied back. */
+/* Complex sums and products: on the host with the host backend, the result copied back. */
 static int reduce_on_host(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                           const dlx_tensor *dst, dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
@@ -87,7 +88,7 @@ static int reduce_on_host(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims
   if (rc != 0) return rc;
   rc = dlx_tensor_empty(&hdst, dst->shape, dst->ndim, dst->dtype, cpu, err);
   if (rc == 0) {
-    rc = dlx_cpu_backend.reduce(op, &hsrc, dims, &hdst, err);
+    rc = dlx_host_backend()->reduce(op, &hsrc, dims, &hdst, err);
     if (rc == 0) rc = dlx_copy(dst, &hdst, err);
     dlx_tensor_close(&hdst);
   }

@@ -5,9 +5,9 @@
  * lines across the memory are first copied into rows (stats_plan.h chooses). */
 #include <stdbool.h>
 
-#include "common/stats_host.h"
 #include "core/dtype.h"
 #include "core/ops.h"
+#include "core/stats_kernels.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 #include "cuda/stats_plan.h"

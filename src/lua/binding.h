@@ -47,6 +47,7 @@ typedef struct dlxl_state {
   DLDevice default_device;
   const char *dtype_name; /* the last dtype name read (a Lua string's bytes), and its dtype */
   dlx_dtype dtype_of_name;
+  bool allow_tf32; /* float32 products may use TF32 where a device has it (dlx.cuda.allow_tf32) */
 } dlxl_state;
 
 #define DLXL_STATE lua_upvalueindex(1)

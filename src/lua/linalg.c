@@ -63,6 +63,8 @@ static int push_product(lua_State *L, dlx_matmul_args *args, int opts) {
   int rc;
   int32_t room = args->a->ndim > args->b->ndim ? args->a->ndim : args->b->ndim;
   dlxl_tensor *u = NULL;
+  const dlxl_state *s = dlxl_getstate(L);
+  args->allow_tf32 = s != NULL && s->allow_tf32;
   if (args->c != NULL && args->c->ndim > room) room = args->c->ndim;
   if (args->dst == NULL) u = dlxl_newtensor(L, room > 0 ? room : 1);
   do rc = dlx_matmul(&made, args, &err);

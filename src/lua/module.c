@@ -84,7 +84,24 @@ static int core_is_tensor(lua_State *L) {
   return 1;
 }
 
+/* allow_tf32([on]) -> whether float32 and complex64 matrix products of this Lua state may use
+ * TF32 on devices that have it (false at first); given a boolean, sets it and returns the value
+ * it had. The products pass it to the backend in each request (dlx_matmul_request). */
+static int core_allow_tf32(lua_State *L) {
+  dlxl_state *s = dlxl_upstate(L);
+  bool before = s->allow_tf32;
+  if (!lua_isnoneornil(L, 1)) {
+    if (!lua_isboolean(L, 1))
+      dlxl_error(L, DLX_TYPE_ERROR, "allow_tf32: on must be a boolean, not a %s",
+                 dlxl_typename(L, 1));
+    s->allow_tf32 = lua_toboolean(L, 1);
+  }
+  lua_pushboolean(L, before);
+  return 1;
+}
+
 static const luaL_Reg module_funcs[] = {
+    {"allow_tf32", core_allow_tf32},
     {"current_device", core_current_device},
     {"backend_built", core_backend_built},
     {"is_tensor", core_is_tensor},

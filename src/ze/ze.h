@@ -128,6 +128,9 @@ int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups,
  * loop over the rest). */
 uint32_t dlx_ze_groups_for(int64_t n);
 
+/* The backend's share_context (src/ze/ze_runtime.c). */
+int dlx_ze_share_context(void *driver, void *context);
+
 /* The backend's index_op (src/ze/ze_indexing.c). */
 struct dlx_index_request;
 int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
@@ -135,6 +138,10 @@ int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
 /* The backend's matmul (src/ze/ze_matmul.c). */
 struct dlx_matmul_request;
 int dlx_ze_matmul(const struct dlx_matmul_request *r, dlx_error *err);
+
+/* The backend's table (src/ze/ze_backend.c). */
+struct dlx_backend;
+extern const struct dlx_backend dlx_ze_backend;
 
 /* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
 struct dlx_stream_ops;

@@ -3,15 +3,14 @@
  * device's lock, queues its commands on the immediate command list and waits for them. */
 #include <string.h>
 
-#include "backends/builtin.h"
-#include "common/elementwise_host.h"
 #include "common/philox.h"
-#include "common/stats_host.h"
 #include "core/alloc.h"
 #include "core/backend.h"
 #include "core/device.h"
+#include "core/elementwise_kernels.h"
 #include "core/random.h"
 #include "core/sort.h"
+#include "core/stats_kernels.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -277,7 +276,7 @@ static int copy_same_dtype(dlx_ze_device *dev, char *dst, const char *src,
 }
 
 /* Packed fp4/fp6 elements share bytes, which work-items cannot write independently: such copies
- * go through the host, over the bytes each view touches, with the CPU backend. */
+ * go through the host, over the bytes each view touches, with the host backend. */
 static int copy_subbyte_via_host(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   const dlx_tensor *sides[2] = {dst, src};
   dlx_tensor host[2];
@@ -308,7 +307,7 @@ static int copy_subbyte_via_host(const dlx_tensor *dst, const dlx_tensor *src, d
     if (wrap[0] == NULL || wrap[1] == NULL)
       rc = DLX_MEMORY_ERROR;
     else
-      rc = dlx_cpu_backend.copy(&host[0], &host[1], err);
+      rc = dlx_host_backend()->copy(&host[0], &host[1], err);
     if (rc == 0)
       rc = copy_and_wait(device_of(dst), (char *)dst->buffer->data + first[0], mem[0], bytes[0],
                          err);
@@ -338,13 +337,13 @@ static int ze_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err)
 
 /* ---- fill */
 
-/* The value in dst's dtype, converted on the host by the CPU backend (the same rules). */
+/* The value in dst's dtype, converted on the host by the host backend (the same rules). */
 static int value_bytes(dlx_dtype dtype, const dlx_scalar *value, uint64_t out[2], dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
   dlx_tensor one;
   int rc = dlx_tensor_empty(&one, NULL, 0, dtype, cpu, err);
   if (rc != 0) return rc;
-  rc = dlx_cpu_backend.fill(&one, value, err);
+  rc = dlx_host_backend()->fill(&one, value, err);
   out[0] = out[1] = 0;
   if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(dtype));
   dlx_tensor_close(&one);
@@ -705,5 +704,6 @@ const dlx_backend dlx_ze_backend = {
     .fill_random = ze_fill_random,
     .sort_rows = ze_sort_rows,
     .index_op = dlx_ze_index_op,
+    .share_context = dlx_ze_share_context,
     .matmul = dlx_ze_matmul,
 };

@@ -7,7 +7,6 @@
  * elements from its exclusive prefix sum. */
 #include <string.h>
 
-#include "backends/builtin.h"
 #include "core/backend.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dlx.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -18,8 +17,8 @@ static dlx_ze_device devices[MAX_DEVICES];
 static int device_count;
 static ze_context_handle_t contexts[MAX_DRIVERS];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-/* Contexts a host gave dlx (dlx_share_level_zero_context), by driver: dlx uses them for those
- * drivers and never destroys them. They can be given until discovery begins. */
+/* Contexts a host gave dlx (dlx_share_level_zero_context, the entry share_context), by driver: dlx
+ * uses them for those drivers and never destroys them. They can be given until discovery begins. */
 static struct {
   ze_driver_handle_t driver;
   ze_context_handle_t context;
@@ -112,9 +111,9 @@ static void add_driver_devices(ze_driver_handle_t driver, ze_context_handle_t co
   }
 }
 
-/* dlx.h: makes discovery use the host's context (which dlx never destroys) for the devices of
- * its driver instead of a context of dlx's own. */
-int dlx_share_level_zero_context(void *driver, void *context) {
+/* share_context (backend.h): makes discovery use the host's context (which dlx never destroys)
+ * for the devices of its driver instead of a context of dlx's own. */
+int dlx_ze_share_context(void *driver, void *context) {
   int rc = DLX_DEVICE_ERROR; /* discovery has begun, a NULL argument, or too many drivers */
   pthread_mutex_lock(&share_lock);
   if (!discovery_begun && driver != NULL && context != NULL && shared_count < MAX_DRIVERS) {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/elementwise_host.h"
+#include "core/elementwise_kernels.h"
 #include "cpu/elementwise_kernels.h"
 #include "cpu/elementwise_ternary.h"
 #include "cpu_test_util.h"

@@ -7,10 +7,30 @@
 #include "check.h"
 #include "core/core.h"
 
+/* What the tables say of CUDA memory, which the core reads to name devices and check imports:
+ * the same in every build, from the real tables or from the stand-ins of src/backends/builtin.c
+ * when the backend is left out. */
+static void check_memory_traits(void) {
+  static const DLDeviceType types[] = {kDLCUDA, kDLCUDAHost, kDLCUDAManaged};
+  static const char *const names[] = {"cuda", "cuda_host", "cuda_managed"};
+  char buf[48];
+  for (int i = 0; i < 3; i++) {
+    const dlx_backend *described = dlx_backend_described(types[i]);
+    CHECK(described != NULL);
+    if (described == NULL) continue;
+    CHECK(strcmp(described->name, names[i]) == 0);
+    CHECK(described->aligned_elements); /* the kernels load whole elements */
+    CHECK(described->host_accessible == (i > 0));
+  }
+  CHECK(strcmp(dlx_device_format((DLDevice){kDLCUDAHost, 0}, buf, sizeof buf), "cuda_host") == 0);
+  CHECK(strcmp(dlx_device_format((DLDevice){kDLCUDA, 0}, buf, sizeof buf), "cuda:0") == 0);
+}
+
 #ifndef DLX_WITH_CUDA
 int main(void) {
   CHECK(dlx_backend_for(kDLCUDA) == NULL);
   CHECK(dlx_backend_for(kDLCUDAHost) == NULL);
+  check_memory_traits();
   printf("test_cuda: dlx is built without the CUDA backend (DLX_CUDA=OFF or no toolkit)\n");
   return check_report("test_cuda");
 }
@@ -114,6 +134,7 @@ static void check_on_device(void) {
 
 int main(void) {
   check_registration();
+  check_memory_traits();
   check_stream_values();
   if (dlx_cuda_backend.device_count() == 0)
     check_no_device();

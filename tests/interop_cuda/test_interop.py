@@ -12,7 +12,9 @@ What it checks, for each peer that is installed:
     consumer see the values;
   - `copy` and `dl_device`: a copy asked for is a copy, a copy to the host (kDLCPU) is made after
     the producer's pending work;
-  - cuda_host (pinned) and cuda_managed memory, both ways.
+  - cuda_host (pinned) and cuda_managed memory, both ways;
+  - dlx itself from several host threads at once (a Lua state each): matrix products through
+    cuBLAS, whose handles are per thread.
 A peer that refuses a device type or keyword (its own limitation, with its message) is a SKIP
 line, as is a peer that is not installed; a wrong value is a FAIL, and so is dlx refusing what a
 peer asks of it or hands it (an error raised in Lua).
@@ -356,6 +358,47 @@ def numpy_checks(lua):
         check("dlx cuda_host -> numpy: the values", pinned.sum() == 30)
 
 
+# ---- host threads: a Lua state each, products at the same time ----------------------------
+
+def thread_checks():
+    """Matrix products from several host threads at once, each with its own Lua state and
+    stream (ctypes lets go of the GIL while Lua runs): cuBLAS handles are per thread, and a
+    second wave of threads takes over the handles the first left."""
+    import threading
+    results = {}
+
+    def work(i, wave):
+        try:
+            lua = DlxLua()
+            v = i + 1
+            got = lua.run(f"""
+                local s = dlx.stream("cuda:0")
+                local a = dlx.full({{256, 256}}, {v}, {{dtype = "float32", device = "cuda"}})
+                local b = dlx.full({{256, 256}}, 2, {{dtype = "float32", device = "cuda"}})
+                local ok = true
+                s:use(function()
+                  for _ = 1, 50 do
+                    local c = dlx.matmul(a, b)
+                    ok = ok and c:min():item() == {512 * v} and c:max():item() == {512 * v}
+                  end
+                end)
+                s:close()
+                return tostring(ok)""")
+            results[(wave, i)] = got
+        except Exception as e:  # noqa: BLE001 -- reported as the thread's result
+            results[(wave, i)] = f"{type(e).__name__}: {e}"
+
+    for wave in (1, 2):
+        threads = [threading.Thread(target=work, args=(i, wave)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        bad = {k: v for k, v in results.items() if k[0] == wave and v != "true"}
+        check(f"matmul from 4 host threads at once (wave {wave})",
+              not bad and len([k for k in results if k[0] == wave]) == 4, str(bad))
+
+
 PEERS = (("torch", torch_checks), ("cupy", cupy_checks), ("jax", jax_checks),
          ("numpy", numpy_checks))
 
@@ -382,6 +425,10 @@ def main():
             import traceback
             traceback.print_exc()
             check(f"{name} checks ran to the end", False, f"{type(e).__name__}: {e}")
+    try:
+        thread_checks()
+    except Exception as e:  # noqa: BLE001
+        check("host thread checks ran to the end", False, f"{type(e).__name__}: {e}")
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
     if failures:
         return 1

@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "backends/builtin.h"
-#include "common/elementwise_host.h"
 #include "common/philox.h"
 #include "common/sort_keys.h"
 #include "common/stats_ops.h"
 #include "core/backend.h"
 #include "core/buffer.h"
 #include "core/dtype.h"
+#include "core/elementwise_kernels.h"
 #include "core/random.h"
 #include "core/stats.h"
 #include "core/tensor.h"

@@ -28,11 +28,11 @@
 
 #include "backends/builtin.h"
 #include "check.h"
-#include "common/elementwise_host.h"
 #include "common/philox.h"
 #include "common/stats_ops.h"
 #include "core/backend.h"
 #include "core/buffer.h"
+#include "core/elementwise_kernels.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "core/sort.h"

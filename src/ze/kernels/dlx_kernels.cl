@@ -11,18 +11,11 @@
  * grid-stride loop, so the host may launch fewer groups than elements. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
-/* The dtype codes of the argument blocks are dlx_dtype values. core/dtype.h needs only
- * DLDataType from dlpack/dlpack.h, whose deleters are function pointers, which OpenCL C refuses:
- * its include guard keeps it out. */
-#define DLPACK_DLPACK_H_
-typedef struct {
-  uchar code;
-  uchar bits;
-  ushort lanes;
-} DLDataType;
-#include "core/dtype.h"
-
+/* The dtype codes of the argument blocks are dlx_dtype values (common/dtypes.h). The kernels
+ * include src/common, their own headers and the shims of the C headers that src/common names
+ * (kernels/shim), never the core. */
 #include "common/convert.h"
+#include "common/dtypes.h"
 
 #include "ze/kernels/ze_args.h"
 

@@ -1,17 +1,19 @@
-/* elementwise_host.h -- the host side of the shared element functions (elementwise_ops.h), for
- * the C code of backends whose kernels use them (Level Zero, CUDA) and their tests: the kernel op
- * of a dlx_ew_op, the kernel dtype of a compute dtype, and the refusal of the ops they lack.
+/* elementwise_kernels.h -- the host side of the shared element functions
+ * (common/elementwise_ops.h), for the C code of backends whose kernels use them (Level Zero,
+ * CUDA) and their tests: the kernel op of a dlx_ew_op, the kernel dtype of a compute dtype, and
+ * the refusal of the ops they lack. In the core, not in src/common: it speaks the core's enums
+ * and errors, which the kernels never see.
  *
  * An op missing from the table below (one added to dlx_ew_op later) maps to DLX_EWK_NONE, and
  * the backend refuses it with a DeviceError instead of running another op's code. */
-#ifndef DLX_COMMON_ELEMENTWISE_HOST_H
-#define DLX_COMMON_ELEMENTWISE_HOST_H
+#ifndef DLX_CORE_ELEMENTWISE_KERNELS_H
+#define DLX_CORE_ELEMENTWISE_KERNELS_H
 
 #include <string.h>
 
-#include "backends/builtin.h"
 #include "common/elementwise_ops.h"
 #include "core/backend.h"
+#include "core/device.h"
 #include "core/elementwise.h"
 #include "core/error.h"
 
@@ -114,7 +116,7 @@ static inline dlx_dtype dlx_ewk_kernel_dtype_of(dlx_ew_op op, dlx_dtype compute)
 }
 
 /* Scalar input k of op computing in `compute` as the bytes of its kernel dtype (out: 16 bytes,
- * zero-padded), converted with the CPU backend's rules. */
+ * zero-padded), converted on the host by the host backend (the rules of every backend). */
 static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
                                        const dlx_scalar *value, void *out, dlx_error *err) {
   DLDevice cpu = {kDLCPU, 0};
@@ -122,7 +124,7 @@ static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
   dlx_tensor one;
   int rc = dlx_tensor_empty(&one, NULL, 0, kin, cpu, err);
   if (rc != 0) return rc;
-  rc = dlx_cpu_backend.fill(&one, value, err);
+  rc = dlx_host_backend()->fill(&one, value, err);
   memset(out, 0, 16);
   if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(kin));
   dlx_tensor_close(&one);

@@ -1,7 +1,8 @@
-/* stats_host.h -- the host side of the shared statistics partials (stats_ops.h), for the C code
- * of backends whose kernels use them (Level Zero, CUDA): the kernel's kind of a dlx_stat_op. */
-#ifndef DLX_COMMON_STATS_HOST_H
-#define DLX_COMMON_STATS_HOST_H
+/* stats_kernels.h -- the host side of the shared statistics partials (common/stats_ops.h), for
+ * the C code of backends whose kernels use them (Level Zero, CUDA): the kernel's kind of a
+ * dlx_stat_op. In the core, not in src/common: dlx_stat_op is the core's. */
+#ifndef DLX_CORE_STATS_KERNELS_H
+#define DLX_CORE_STATS_KERNELS_H
 
 #include "common/stats_ops.h"
 #include "core/backend.h"

@@ -1,0 +1,3 @@
+/* src/common: nothing but src/common. */
+#include "common/half.h"
+#include "core/dtype.h" /* wrong */

@@ -1,0 +1,135 @@
+--- tools/check_includes.lua [--root DIR]: the walls between dlx's layers (docs/architecture.md,
+-- "The walls"). Every `#include` of a C, CUDA or OpenCL file under DIR/src (default: this tree)
+-- may name only the folders its layer may reach; an include that crosses a wall the wrong way
+-- is printed, one line each ("file:line: ..."), and the exit status is 1.
+--
+-- A file's layer is its folder under src/ (src/ze/kernels, the OpenCL C kernels, and the CUDA
+-- kernels, src/cuda/*.cu, are layers of their own: kernel code sees no core). An include names
+-- a layer by its first folder ("core/tensor.h"); one without a folder is a public header of
+-- include/ ("dlx.h", "dlx_errclass.h", "dlpack/dlpack.h" has the folder dlpack/, not a layer).
+-- Lua's headers and dlx.h (which includes lua.h) are Lua: only the binding and src/hosts may
+-- include them.
+local USAGE = "usage: lua5.4 tools/check_includes.lua [--root DIR]"
+
+-- What each layer may include (folders under src/; ze/kernels counts as its own folder), and
+-- why the others are shut. lua: whether it may include Lua's headers and dlx.h.
+local BACKEND_WHY = "a backend reaches the core and src/common only, never another backend, "
+  .. "the list of backends or the binding"
+local WALLS = {
+  core = { may = { "core", "common" },
+    why = "the core reaches backends only through core/backend.h's table and knows no Lua" },
+  common = { may = { "common" },
+    why = "src/common holds element rules for every kernel language and includes nothing else" },
+  cpu = { may = { "cpu", "core", "common" }, why = BACKEND_WHY },
+  cuda = { may = { "cuda", "core", "common" }, why = BACKEND_WHY },
+  ze = { may = { "ze", "ze/kernels", "core", "common" }, why = BACKEND_WHY },
+  ["ze/kernels"] = { may = { "ze/kernels", "common" },
+    why = "the OpenCL kernels include src/common and their own headers and shims, not the core" },
+  ["cuda kernels"] = { may = { "cuda", "common" },
+    why = "the CUDA kernels include src/common and their backend's headers, not the core" },
+  backends = { may = { "backends", "core" },
+    why = "the list of backends names their tables (builtin.h), not their headers" },
+  lua = { may = { "lua", "core" }, lua = true,
+    why = "the binding reaches backends only through the core's table and registry" },
+  hosts = { may = { "hosts", "core" }, lua = true,
+    why = "the glue for hosts reaches backends only through the core's table and registry" },
+}
+
+-- Lua's headers, and the public header that includes them.
+local LUA_HEADERS = { ["lua.h"] = true, ["lauxlib.h"] = true, ["lualib.h"] = true,
+  ["luaconf.h"] = true, ["dlx.h"] = true }
+
+local function fail_usage(msg)
+  io.stderr:write("check_includes: ", msg, "\n", USAGE, "\n")
+  os.exit(2)
+end
+
+local function parse_args(argv)
+  local opts = { root = arg[0]:match("^(.*)/tools/[^/]*$") or "." }
+  local i = 1
+  while i <= #argv do
+    if argv[i] ~= "--root" then fail_usage("unknown argument " .. argv[i]) end
+    if argv[i + 1] == nil then fail_usage("--root needs a value") end
+    opts.root = argv[i + 1]
+    i = i + 2
+  end
+  return opts
+end
+
+-- The layer of a file given by its path under src/ ("core/ops.c"), or nil outside the layers.
+local function layer_of(path)
+  if path:match("^ze/kernels/") then return "ze/kernels" end
+  if path:match("^cuda/.*%.cu$") then return "cuda kernels" end
+  local folder = path:match("^([^/]+)/")
+  return folder ~= nil and WALLS[folder] ~= nil and folder or nil
+end
+
+-- The layer an include names ("cpu", "ze/kernels"), or nil for a public or system header.
+local function named_layer(name)
+  if name:match("^ze/kernels/") then return "ze/kernels" end
+  local folder = name:match("^([^/]+)/")
+  return folder ~= nil and WALLS[folder] ~= nil and folder or nil
+end
+
+local function may_include(layer, target)
+  for _, allowed in ipairs(WALLS[layer].may) do
+    if target == allowed then return true end
+  end
+  return false
+end
+
+-- The problem with one include of a file of `layer`, or nil.
+local function check_include(layer, delimiter, name)
+  local wall = WALLS[layer]
+  if LUA_HEADERS[name] and not wall.lua then
+    return ("%s includes %s, which is Lua: only the binding (src/lua) and src/hosts see Lua's "
+      .. "headers"):format(layer, delimiter == "<" and "<" .. name .. ">" or '"' .. name .. '"')
+  end
+  local target = delimiter == '"' and named_layer(name) or nil
+  if target == nil or may_include(layer, target) then return nil end
+  return ('%s includes "%s": %s'):format(layer, name, wall.why)
+end
+
+-- Every file of src/ with C, CUDA or OpenCL code, as paths under src/, sorted.
+local function source_files(src)
+  local list = assert(io.popen("cd '" .. src:gsub("'", "'\\''") .. "' && find . -type f " ..
+    "\\( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cl' -o -name '*.cpp' \\) | sort"))
+  local files = {}
+  for path in list:lines() do files[#files + 1] = path:gsub("^%./", "") end
+  list:close()
+  return files
+end
+
+local function check_file(src, path, problems)
+  local layer = layer_of(path)
+  if layer == nil then return end
+  local n = 0
+  for line in io.lines(src .. "/" .. path) do
+    n = n + 1
+    local delimiter, name = line:match('^%s*#%s*include%s*([<"])([^>"]+)[>"]')
+    if delimiter then
+      local problem = check_include(layer, delimiter, name)
+      if problem then problems[#problems + 1] = ("src/%s:%d: %s"):format(path, n, problem) end
+    end
+  end
+end
+
+local function main(argv)
+  local opts = parse_args(argv)
+  local src = opts.root .. "/src"
+  local files = source_files(src)
+  if #files == 0 then fail_usage("no C, CUDA or OpenCL files under " .. src) end
+  local problems = {}
+  for _, path in ipairs(files) do check_file(src, path, problems) end
+  for _, line in ipairs(problems) do print(line) end
+  if #problems > 0 then
+    print(("check_includes: %d include(s) cross a wall the wrong way, in %s"):format(#problems,
+      src))
+    return 1
+  end
+  print(("check_includes: %d files of %s, each including only what its layer may"):format(#files,
+    src))
+  return 0
+end
+
+os.exit(main(arg), true)
