@@ -74,8 +74,9 @@ section "hostile: valgrind memcheck of the C tests ($build)"
 # 64-bit doubles (so their value checks fail under it), and they take minutes there; the
 # ASan + UBSan suite covers their memory.
 # Every test runs, and then each one that failed is named with its valgrind command line.
+# tests/valgrind.supp: reports in the system's code that are not errors (the dynamic loader's).
 memcheck=(valgrind --quiet --error-exitcode=99 --leak-check=full
-  "--errors-for-leak-kinds=definite,indirect")
+  "--errors-for-leak-kinds=definite,indirect" --suppressions=tests/valgrind.supp)
 failed=()
 for test in "$build"/tests/test_*; do
   [ -x "$test" ] || continue
