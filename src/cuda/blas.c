@@ -74,20 +74,14 @@ static bool api_ok;
 static char api_error[sizeof(((dlx_error *)0)->message)];
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-/* Opens name and resolves every function; false with api_error set otherwise. */
-static bool open_library(const char *name) {
-  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    const char *why = dlerror();
-    snprintf(api_error, sizeof api_error, "%s", why != NULL ? why : name);
-    return false;
-  }
+/* Resolves every function of the opened lib; false with api_error set otherwise. */
+static bool resolve_functions(void *lib, const char *name) {
 #define DLX_CUBLAS_RESOLVE(fn)                                                                     \
   *(void **)&api.fn = dlsym(lib, #fn);                                                             \
   if (api.fn == NULL) {                                                                            \
     snprintf(api_error, sizeof api_error, "%s has no %s (cuBLAS 11.0 or later is needed)", name,   \
              #fn);                                                                                 \
-    return false; /* a library that lacks one is left open: dlclose of cuBLAS is not safe */       \
+    return false;                                                                                  \
   }
   DLX_CUBLAS_FUNCTIONS(DLX_CUBLAS_RESOLVE)
 #undef DLX_CUBLAS_RESOLVE
@@ -97,7 +91,7 @@ static bool open_library(const char *name) {
 static void load_library(void) {
   static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
   api_ok = dlx_cuda_load_library("DLX_CUBLAS_LIBRARY", names, sizeof names / sizeof names[0],
-                                 open_library, api_error, sizeof api_error);
+                                 resolve_functions, api_error, sizeof api_error);
 }
 
 int dlx_cuda_blas_load(dlx_error *err) {

@@ -2,6 +2,7 @@
  * loading of the libraries (handles.h). */
 #include "cuda/handles.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -79,14 +80,26 @@ int dlx_cuda_thread_handle(dlx_cuda_handles *k, int32_t device_id, void **out, d
   return 0;
 }
 
+/* Opens name and resolves its functions; false with error set otherwise. */
+static bool open_one(const char *name, bool (*resolve)(void *lib, const char *name), char *error,
+                     size_t size) {
+  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    const char *why = dlerror();
+    snprintf(error, size, "%s", why != NULL ? why : name);
+    return false;
+  }
+  return resolve(lib, name);
+}
+
 bool dlx_cuda_load_library(const char *env, const char *const *names, size_t count,
-                           bool (*open_library)(const char *name), char *error, size_t size) {
+                           bool (*resolve)(void *lib, const char *name), char *error, size_t size) {
   const char *chosen = getenv(env);
   char first[sizeof(((dlx_error *)0)->message)] = "";
   bool ok = false;
-  if (chosen != NULL && chosen[0] != '\0') return open_library(chosen);
+  if (chosen != NULL && chosen[0] != '\0') return open_one(chosen, resolve, error, size);
   for (size_t i = 0; i < count && !ok; i++) {
-    ok = open_library(names[i]);
+    ok = open_one(names[i], resolve, error, size);
     if (!ok && i == 0) snprintf(first, sizeof first, "%s", error);
   }
   if (!ok && first[0] != '\0') snprintf(error, size, "%s", first);

@@ -38,10 +38,11 @@ int dlx_cuda_thread_handle(dlx_cuda_handles *kind, int32_t device_id, void **out
 
 /* Loads a library that the CUDA backend opens at run time (cuBLAS, cuSOLVER): the one that the
  * environment variable `env` names, alone, when it is set; else the first of `names` (newest
- * soname first) that open_library(name) accepts. open_library writes why it failed into
- * error[size]; when every name fails, error keeps the first name's reason, the telling one (the
- * last is usually only a development link). */
+ * soname first) that dlopen opens and resolve(lib, name) accepts (it looks up the functions and
+ * writes what is missing into error[size]). When every name fails, error keeps the first name's
+ * reason, the telling one (the last is usually only a development link). A library that opened
+ * but lacks a function is left open: dlclose of these libraries is not safe. */
 bool dlx_cuda_load_library(const char *env, const char *const *names, size_t count,
-                           bool (*open_library)(const char *name), char *error, size_t size);
+                           bool (*resolve)(void *lib, const char *name), char *error, size_t size);
 
 #endif

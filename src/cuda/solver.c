@@ -72,13 +72,8 @@ static bool api_ok;
 static char api_error[sizeof(((dlx_error *)0)->message)];
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-static bool open_library(const char *name) {
-  void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    const char *why = dlerror();
-    snprintf(api_error, sizeof api_error, "%s", why != NULL ? why : name);
-    return false;
-  }
+/* Resolves every function of the opened lib; false with api_error set otherwise. */
+static bool resolve_functions(void *lib, const char *name) {
 #define DLX_CUSOLVER_RESOLVE(fn)                                                                   \
   *(void **)&api.fn = dlsym(lib, #fn);                                                             \
   if (api.fn == NULL) {                                                                            \
@@ -97,7 +92,7 @@ static bool open_library(const char *name) {
 static void load_library(void) {
   static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
   api_ok = dlx_cuda_load_library("DLX_CUSOLVER_LIBRARY", names, sizeof names / sizeof names[0],
-                                 open_library, api_error, sizeof api_error);
+                                 resolve_functions, api_error, sizeof api_error);
 }
 
 int dlx_cuda_solver_load(dlx_error *err) {
