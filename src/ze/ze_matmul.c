@@ -22,23 +22,6 @@ _Static_assert(sizeof(dlx_ze_matmul_args) <= DLX_ZE_ARGS_SIZE,
 /* Work-groups a launch (DIRECT is grid-stride; TILED launches again for more tiles). */
 #define MAX_GROUPS 65536
 
-static int class_of(dlx_dtype dtype) {
-  switch (dtype) {
-  case DLX_FLOAT16:
-  case DLX_BFLOAT16:
-  case DLX_FLOAT32:
-    return DLX_ZE_MM_CLASS_FLOAT;
-  case DLX_FLOAT64:
-    return DLX_ZE_MM_CLASS_DOUBLE;
-  case DLX_COMPLEX64:
-    return DLX_ZE_MM_CLASS_C64;
-  case DLX_COMPLEX128:
-    return DLX_ZE_MM_CLASS_C128;
-  default:
-    return DLX_ZE_MM_CLASS_INTEGER;
-  }
-}
-
 static char *first_of(const dlx_matrix_operand *o, int64_t itemsize) {
   return (char *)o->buffer->data + o->offset * itemsize;
 }
@@ -80,7 +63,7 @@ int dlx_ze_matmul(const dlx_matmul_request *r, dlx_error *err) {
   dlx_ze_device *dev = dlx_ze_device_get(r->c.buffer->device.device_id);
   int64_t itemsize = dlx_itemsize(r->dtype);
   int64_t part = dlx_dtype_kind(r->dtype) == DLX_KIND_COMPLEX ? itemsize / 2 : itemsize;
-  int cls = class_of(r->dtype);
+  int cls = dlx_ze_mm_class(r->dtype);
   void *const ptrs[3] = {first_of(&r->c, itemsize), first_of(&r->a, itemsize),
                          first_of(&r->b, itemsize)};
   dlx_ze_matmul_args a;

@@ -870,23 +870,6 @@ static void matmul_extent(void *const *args, int i, size_t *lo, size_t *hi) {
   }
 }
 
-static int matmul_class(int64_t dtype) {
-  switch (dtype) {
-  case DLX_FLOAT16:
-  case DLX_BFLOAT16:
-  case DLX_FLOAT32:
-    return DLX_ZE_MM_CLASS_FLOAT;
-  case DLX_FLOAT64:
-    return DLX_ZE_MM_CLASS_DOUBLE;
-  case DLX_COMPLEX64:
-    return DLX_ZE_MM_CLASS_C64;
-  case DLX_COMPLEX128:
-    return DLX_ZE_MM_CLASS_C128;
-  default:
-    return DLX_ZE_MM_CLASS_INTEGER;
-  }
-}
-
 /* backend.h's layout rule for a rows x cols operand, in bytes: one dim of unit stride, the
  * other's at least the first's extent. */
 static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t size) {
@@ -904,7 +887,7 @@ static bool is_zero_in(int cls, const double *f, uint64_t i, int64_t dtype) {
 
 static const char *check_matmul_launch(void *const *args, const dlx_ze_matmul_args *a,
                                        uint32_t groups) {
-  int cls = matmul_class(a->dtype);
+  int cls = dlx_ze_mm_class(a->dtype);
   int64_t size = size_of(a->dtype), part, tiles;
   if (!computable(a->dtype)) return "a dtype that is not computable";
   if (a->batch < 1 || a->m < 1 || a->n < 1 || a->k < 0) return "an empty product (or k < 0)";
@@ -973,7 +956,7 @@ static void cpu_operand(dlx_matrix_operand *o, void *first, int64_t rs, int64_t 
  * past the last tile do nothing), by the CPU on that block of the operands. */
 static const char *ref_matmul_tiles(const dlx_matmul_request *whole, const dlx_ze_matmul_args *a,
                                     uint32_t groups) {
-  int cls = matmul_class(a->dtype);
+  int cls = dlx_ze_mm_class(a->dtype);
   int64_t tm = DLX_ZE_GROUP_SIZE / 16 * DLX_ZE_MM_MR(cls), tn = 16 * DLX_ZE_MM_NR(cls);
   int64_t per = dlx_ze_mm_tiles(cls, 16, a->m, a->n), tiles_n = (a->n + tn - 1) / tn;
   for (int64_t t = a->first_tile; t < a->first_tile + (int64_t)groups; t++) {
@@ -994,7 +977,7 @@ static const char *ref_matmul_tiles(const dlx_matmul_request *whole, const dlx_z
 static const char *run_matmul(void *const *args, uint32_t groups) {
   const dlx_ze_matmul_args *a = args[3];
   const char *why = check_matmul_launch(args, a, groups);
-  int cls = matmul_class(a->dtype);
+  int cls = dlx_ze_mm_class(a->dtype);
   int64_t size = size_of(a->dtype);
   dlx_matmul_request r;
   if (why != NULL) return why;

@@ -47,25 +47,6 @@ static uint mm_lane(void) { return (uint)get_local_id(0) % 16; }
 static uint mm_band(void) { return (uint)get_local_id(0) / 16; }
 #endif
 
-/* ---- the classes: what a dtype accumulates in */
-
-static int mm_class(long dtype) {
-  switch (dtype) {
-  case DLX_FLOAT16:
-  case DLX_BFLOAT16:
-  case DLX_FLOAT32:
-    return DLX_ZE_MM_CLASS_FLOAT;
-  case DLX_FLOAT64:
-    return DLX_ZE_MM_CLASS_DOUBLE;
-  case DLX_COMPLEX64:
-    return DLX_ZE_MM_CLASS_C64;
-  case DLX_COMPLEX128:
-    return DLX_ZE_MM_CLASS_C128;
-  default:
-    return DLX_ZE_MM_CLASS_INTEGER;
-  }
-}
-
 /* What every load and store needs: the dtype and whether elements are aligned. */
 typedef struct mm_cfg {
   long dtype;
@@ -418,7 +399,7 @@ MATMUL_KERNEL void dlx_matmul(__global uchar *c, __global const uchar *a, __glob
   __local ulong mem[MM_LOCAL_BYTES / 8];
   __local uchar *local_bytes = (__local uchar *)mem;
   bool tiled = g->mode == DLX_ZE_MATMUL_TILED;
-  switch (mm_class(g->dtype)) {
+  switch (dlx_ze_mm_class(g->dtype)) {
   case DLX_ZE_MM_CLASS_FLOAT:
     if (tiled)
       mm_tiled_f(c, a, b, g, local_bytes);

@@ -5,6 +5,8 @@
 #ifndef DLX_ZE_ARGS_H
 #define DLX_ZE_ARGS_H
 
+#include "common/dtypes.h"
+
 #ifdef __OPENCL_C_VERSION__
 typedef long dlx_ze_i64;
 typedef ulong dlx_ze_u64;
@@ -282,6 +284,23 @@ typedef struct dlx_ze_index_args {
 #define DLX_ZE_MM_CLASS_C64 2     /* complex64 */
 #define DLX_ZE_MM_CLASS_C128 3    /* complex128 */
 #define DLX_ZE_MM_CLASS_INTEGER 4 /* bool, the integers */
+/* The class a dtype accumulates in. */
+static inline int dlx_ze_mm_class(dlx_ze_i64 dtype) {
+  switch (dtype) {
+  case DLX_FLOAT16:
+  case DLX_BFLOAT16:
+  case DLX_FLOAT32:
+    return DLX_ZE_MM_CLASS_FLOAT;
+  case DLX_FLOAT64:
+    return DLX_ZE_MM_CLASS_DOUBLE;
+  case DLX_COMPLEX64:
+    return DLX_ZE_MM_CLASS_C64;
+  case DLX_COMPLEX128:
+    return DLX_ZE_MM_CLASS_C128;
+  default:
+    return DLX_ZE_MM_CLASS_INTEGER;
+  }
+}
 /* Rows and columns of c per work-item of TILED, and the longest k-step, by class: float 4 x 4,
  * k-steps of 16; 8-byte classes 4 x 2, 16; complex128 2 x 2, 8. */
 #define DLX_ZE_MM_MR(cls) ((cls) == DLX_ZE_MM_CLASS_C128 ? 2 : 4)
