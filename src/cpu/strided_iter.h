@@ -1,35 +1,33 @@
-/* strided_iter.h -- walking up to five strided operands of the same shape.
+/* strided_iter.h -- walking up to five strided operands of the same shape, over the core's plan
+ * (core/plan.h).
  *
- * dlx_strided_init prepares the dims once: size-1 dims go, dims may be reordered (outer to
- * inner by operand 0's |stride|, the order that walks operand 0's memory forwards) with
- * negative strides flipped, and neighbouring dims that every operand can address as one are
- * merged. What is left is an outer odometer (dlx_strided_next) around one inner dim that a
- * 1-D loop processes in one call. Strides and positions count elements, not bytes. */
+ * dlx_strided_init lays the dims out once with the core's plan: size-1 dims go, dims may be
+ * reordered (outer to inner by operand 0's |stride|, the order that walks operand 0's memory
+ * forwards) with negative strides flipped, and neighbouring dims that every operand can address
+ * as one are merged; the CPU then always has at least one dim. What is left is an outer odometer
+ * (dlx_strided_next) around one inner dim that a 1-D loop processes in one call. Strides and
+ * positions count elements, not bytes. */
 #ifndef DLX_CPU_STRIDED_ITER_H
 #define DLX_CPU_STRIDED_ITER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/plan.h"
 #include "core/tensor.h"
 
-#define DLX_STRIDED_MAX_OPS 5
+#define DLX_STRIDED_MAX_OPS DLX_PLAN_MAX_OPS
 
 enum {
   /* Sort dims by operand 0's |stride| and flip negative strides. Without it the walk keeps
    * row-major order, which flattened indices (argmin, argmax) rely on. */
-  DLX_STRIDED_REORDER = 1,
+  DLX_STRIDED_REORDER = DLX_PLAN_ORDER | DLX_PLAN_FLIP,
   /* Drop dims where every operand has stride 0 (for writes that repeat the same value). */
-  DLX_STRIDED_DROP_BROADCAST = 2
+  DLX_STRIDED_DROP_BROADCAST = DLX_PLAN_DROP_BROADCAST
 };
 
-typedef struct dlx_strided {
-  int ndim; /* at least 1; the last dim is the inner one */
-  int nops;
-  int64_t shape[DLX_MAX_NDIM];
-  int64_t strides[DLX_STRIDED_MAX_OPS][DLX_MAX_NDIM];
-  int64_t offset[DLX_STRIDED_MAX_OPS]; /* position of the first element walked */
-} dlx_strided;
+/* The plan, with ndim at least 1: the last dim is the inner one. */
+typedef dlx_plan dlx_strided;
 
 /* Returns false when there is nothing to walk (a size-0 dim). A 0-d shape is one element.
  * strides[k] and offsets[k] describe operand k (offsets may be NULL: all 0). */
