@@ -72,3 +72,17 @@ dlx_dtype dlx_wide_dtype(dlx_kind kind) {
     return DLX_FLOAT64;
   }
 }
+
+dlx_dtype dlx_default_dtype(dlx_kind kind) {
+  switch (kind) {
+  case DLX_KIND_BOOL:
+    return DLX_BOOL;
+  case DLX_KIND_INT:
+  case DLX_KIND_UINT:
+    return DLX_INT64;
+  case DLX_KIND_COMPLEX:
+    return DLX_COMPLEX64;
+  default:
+    return DLX_FLOAT32;
+  }
+}

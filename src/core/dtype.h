@@ -42,6 +42,10 @@ static inline dlx_kind dlx_dtype_kind(dlx_dtype dtype) { return dlx_dtype_info_o
  * uint64, float64 or complex128 (DLX_KIND_STORAGE gives float64; storage-only data has no
  * values). */
 dlx_dtype dlx_wide_dtype(dlx_kind kind);
+/* The dtype a value of a kind takes where nothing else decides it (dlx.tensor(1.5), dlx.full,
+ * where(mask, 1, 0)): bool, int64 (for uint too), float32 or complex64 (DLX_KIND_STORAGE gives
+ * float32). */
+dlx_dtype dlx_default_dtype(dlx_kind kind);
 /* Bytes per element for whole-byte types; 0 for the packed sub-byte types (fp4, fp6). */
 static inline int64_t dlx_itemsize(dlx_dtype dtype) {
   int bits = dlx_dtype_bits(dtype);

@@ -158,22 +158,6 @@ static int promoted_dtype(const dlx_operand *a, const dlx_operand *b, dlx_dtype 
   return rc;
 }
 
-/* The dtype a weak scalar takes where no tensor joins it (where(mask, 1, 0)): dlx's default
- * dtype of its kind. */
-static dlx_dtype default_dtype(dlx_kind kind) {
-  switch (kind) {
-  case DLX_KIND_BOOL:
-    return DLX_BOOL;
-  case DLX_KIND_INT:
-  case DLX_KIND_UINT:
-    return DLX_INT64;
-  case DLX_KIND_COMPLEX:
-    return DLX_COMPLEX64;
-  default:
-    return DLX_FLOAT32;
-  }
-}
-
 /* The promotion of in[first..last): the tensors promote together, then the weak scalars join
  * them (the highest kind among them), and each scalar must fit the result. */
 static int promoted_dtype_n(dlx_ew_op op, const dlx_operand *in, int first, int last,
@@ -201,7 +185,7 @@ static int promoted_dtype_n(dlx_ew_op op, const dlx_operand *in, int first, int 
   }
   if (rc == 0 && any_scalar)
     rc = any_tensor ? dlx_result_dtype_scalar(d, scalar_kind, &d, err)
-                    : (d = default_dtype(scalar_kind), 0);
+                    : (d = dlx_default_dtype(scalar_kind), 0);
   for (int k = first; k < last && rc == 0; k++)
     if (in[k].tensor == NULL) rc = dlx_check_scalar_fits(&in[k].scalar, d, err);
   if (rc == 0) *out = d;

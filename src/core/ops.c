@@ -261,18 +261,6 @@ static int check_reduce_dims(dlx_reduce_op op, const dlx_tensor *src, uint64_t d
   return 0;
 }
 
-/* out = a view of the keepdim-shaped result without the reduced dims. */
-static void drop_reduced_dims(dlx_tensor *t, uint64_t dims) {
-  int32_t n = 0;
-  for (int32_t d = 0; d < t->ndim; d++) {
-    if (dims & (UINT64_C(1) << d)) continue;
-    t->shape[n] = t->shape[d];
-    t->strides[n] = t->strides[d];
-    n++;
-  }
-  t->ndim = n;
-}
-
 /* The backend that computes on src's memory reduces it into dst. */
 static int run_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
                       dlx_error *err) {
@@ -299,7 +287,7 @@ int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_
     dlx_tensor_close(&dst);
     return rc;
   }
-  if (!keepdim) drop_reduced_dims(&dst, dims);
+  if (!keepdim) dlx_tensor_drop_dims(&dst, dims);
   *out = dst;
   return 0;
 }

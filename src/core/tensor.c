@@ -75,6 +75,17 @@ void dlx_tensor_extent(const dlx_tensor *t, int64_t *lo, int64_t *hi) {
   *hi = high + 1;
 }
 
+void dlx_tensor_drop_dims(dlx_tensor *t, uint64_t dims) {
+  int32_t n = 0;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (dims & (UINT64_C(1) << d)) continue;
+    t->shape[n] = t->shape[d];
+    t->strides[n] = t->strides[d];
+    n++;
+  }
+  t->ndim = n;
+}
+
 int dlx_check_shape(const int64_t *shape, int32_t ndim, dlx_dtype dtype, dlx_error *err) {
   int64_t numel = 1, bits;
   if (ndim < 0 || ndim > DLX_MAX_NDIM)

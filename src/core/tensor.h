@@ -52,6 +52,9 @@ int64_t dlx_tensor_nbytes(const dlx_tensor *t);
 /* Lowest and one-past-highest element offsets (relative to buffer->data) the view touches;
  * both 0 for zero-size tensors. */
 void dlx_tensor_extent(const dlx_tensor *t, int64_t *lo, int64_t *hi);
+/* Removes the dims whose bits are set in `dims` (bit d: dim d) from the view, in place: what a
+ * reduction without keepdim does to its result. */
+void dlx_tensor_drop_dims(dlx_tensor *t, uint64_t dims);
 static inline DLDevice dlx_tensor_device(const dlx_tensor *t) { return t->buffer->device; }
 /* Checks a shape (no negative sizes, element count fits in int64 and in memory). */
 int dlx_check_shape(const int64_t *shape, int32_t ndim, dlx_dtype dtype, dlx_error *err);

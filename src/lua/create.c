@@ -132,7 +132,7 @@ static int api_full(lua_State *L) {
   dlx_scalar value;
   dlxl_checkplacement(L, 3, "full", &p);
   dlxl_checkscalar(L, 2, &value);
-  return push_full(L, 1, &value, dtype_or(&p, dlxl_default_dtype(value.kind)), p.device, p.memory);
+  return push_full(L, 1, &value, dtype_or(&p, dlx_default_dtype(value.kind)), p.device, p.memory);
 }
 
 /* dlx.tensor(data[, opts]) */
@@ -167,7 +167,7 @@ static int core_full(lua_State *L) {
   dlxl_placement p;
   dlxl_checkscalar(L, 2, &value);
   positional_placement(L, 3, &p);
-  return push_full(L, 1, &value, dtype_or(&p, dlxl_default_dtype(value.kind)), p.device, p.memory);
+  return push_full(L, 1, &value, dtype_or(&p, dlx_default_dtype(value.kind)), p.device, p.memory);
 }
 
 /* ---- arange */

@@ -104,20 +104,6 @@ void dlxl_pushscalar(lua_State *L, const dlx_scalar *value) {
   }
 }
 
-dlx_dtype dlxl_default_dtype(dlx_kind kind) {
-  switch (kind) {
-  case DLX_KIND_BOOL:
-    return DLX_BOOL;
-  case DLX_KIND_INT:
-  case DLX_KIND_UINT:
-    return DLX_INT64;
-  case DLX_KIND_COMPLEX:
-    return DLX_COMPLEX64;
-  default:
-    return DLX_FLOAT32;
-  }
-}
-
 void *dlxl_hostdata(const dlx_tensor *t) {
   if (t->buffer->data == NULL) return NULL; /* no elements */
   return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
@@ -323,7 +309,7 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
   dlxl_check(L, dlx_check_shape(n.shape, n.ndim, DLX_COMPLEX128, &err), &err);
   for (int32_t d = 0; d < n.ndim; d++) numel *= n.shape[d];
   if (numel == 0) n.kind = DLX_KIND_FLOAT; /* like torch.tensor({}): float32 */
-  dtype = dtype_or_infer >= 0 ? (dlx_dtype)dtype_or_infer : dlxl_default_dtype(n.kind);
+  dtype = dtype_or_infer >= 0 ? (dlx_dtype)dtype_or_infer : dlx_default_dtype(n.kind);
   if (n.kind == DLX_KIND_COMPLEX && dlx_dtype_kind(dtype) != DLX_KIND_COMPLEX)
     dlxl_error(L, DLX_TYPE_ERROR,
                "complex data cannot make a %s tensor (expected a "
