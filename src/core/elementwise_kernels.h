@@ -9,13 +9,12 @@
 #ifndef DLX_CORE_ELEMENTWISE_KERNELS_H
 #define DLX_CORE_ELEMENTWISE_KERNELS_H
 
-#include <string.h>
-
 #include "common/elementwise_ops.h"
 #include "core/backend.h"
 #include "core/device.h"
 #include "core/elementwise.h"
 #include "core/error.h"
+#include "core/scalar.h"
 
 _Static_assert(DLX_EWK_BOOL == (int)DLX_BOOL && DLX_EWK_INT8 == (int)DLX_INT8 &&
                    DLX_EWK_INT64 == (int)DLX_INT64 && DLX_EWK_UINT8 == (int)DLX_UINT8 &&
@@ -116,19 +115,11 @@ static inline dlx_dtype dlx_ewk_kernel_dtype_of(dlx_ew_op op, dlx_dtype compute)
 }
 
 /* Scalar input k of op computing in `compute` as the bytes of its kernel dtype (out: 16 bytes,
- * zero-padded), converted on the host by the host backend (the rules of every backend). */
+ * zero-padded), converted as every backend converts scalars (core/scalar.h). */
 static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
                                        const dlx_scalar *value, void *out, dlx_error *err) {
-  DLDevice cpu = {kDLCPU, 0};
   dlx_dtype kin = dlx_ew_input_dtype(op, k, dlx_ewk_kernel_dtype_of(op, compute));
-  dlx_tensor one;
-  int rc = dlx_tensor_empty(&one, NULL, 0, kin, cpu, err);
-  if (rc != 0) return rc;
-  rc = dlx_host_backend()->fill(&one, value, err);
-  memset(out, 0, 16);
-  if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_itemsize(kin));
-  dlx_tensor_close(&one);
-  return rc;
+  return dlx_scalar_to_bytes(kin, value, out, err);
 }
 
 /* The kernel op of op in kernel dtype kdtype, or a DeviceError ("exp is not implemented on

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/convert.h"
+#include "core/scalar.h"
 #include "cpu/cast_loops.h"
 #include "cpu/elementwise_kernels.h"
 #include "cpu/elementwise_ternary.h"
@@ -43,35 +43,6 @@ typedef struct ew_plan {
 
 static dlx_cpu_loop_fn cast_or_copy(dlx_dtype from, dlx_dtype to) {
   return from == to ? dlx_cpu_copy_loop(dlx_itemsize(from)) : dlx_cpu_cast_loop(from, to);
-}
-
-/* The value as its widest dtype's bytes, then cast to dtype (16 bytes at most). */
-static void scalar_to_bytes(const dlx_scalar *value, dlx_dtype dtype, char *out) {
-  alignas(16) char wide[16];
-  dlx_dtype from;
-  switch (value->kind) {
-  case DLX_KIND_BOOL:
-    wide[0] = (char)value->v.b;
-    from = DLX_BOOL;
-    break;
-  case DLX_KIND_INT:
-    memcpy(wide, &value->v.i, 8);
-    from = DLX_INT64;
-    break;
-  case DLX_KIND_UINT:
-    memcpy(wide, &value->v.u, 8);
-    from = DLX_UINT64;
-    break;
-  case DLX_KIND_COMPLEX:
-    memcpy(wide, value->v.c, 16);
-    from = DLX_COMPLEX128;
-    break;
-  default:
-    memcpy(wide, &value->v.f, 8);
-    from = DLX_FLOAT64;
-    break;
-  }
-  cast_or_copy(from, dtype)(out, 0, wide, 0, 1);
 }
 
 /* Item sizes are powers of two: a mask, not a division (which would cost more than a small
@@ -194,7 +165,7 @@ static bool run_small(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in
     return false;
   for (int k = 0; k < nin; k++) {
     if (in[k].tensor == NULL) {
-      scalar_to_bytes(&in[k].scalar, kdtype, scalars[k]);
+      (void)dlx_scalar_to_bytes(kdtype, &in[k].scalar, scalars[k], NULL);
       x[k] = scalars[k];
       continue;
     }
@@ -246,7 +217,7 @@ static int run_walk(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, 
     p.kin[k] = dlx_ew_input_dtype(op, k - 1, kdtype);
     p.kinsize[k] = dlx_itemsize(p.kin[k]);
     if (o->tensor == NULL) {
-      scalar_to_bytes(&o->scalar, p.kin[k], p.scalars[k - 1]);
+      (void)dlx_scalar_to_bytes(p.kin[k], &o->scalar, p.scalars[k - 1], NULL);
       p.base[k] = p.scalars[k - 1];
       p.dtype[k] = p.kin[k];
       strides[k] = zero_strides;
