@@ -7,6 +7,8 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/ops.h"
+#include "core/plan.h"
+#include "core/scalar.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
@@ -16,41 +18,22 @@ static void *element0(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
 }
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
-/* The loop over dst and src (same shape) with size-1 dims dropped, dims ordered by dst's
- * strides (largest first) and dims merged where both sides allow it. */
-static void make_layout(const dlx_tensor *dst, const dlx_tensor *src, dlx_cuda_layout *l) {
-  int32_t n = 0;
-  for (int32_t d = 0; d < dst->ndim; d++) {
-    int32_t at;
-    if (dst->shape[d] == 1) continue;
-    /* insertion by |dst stride|, descending; stable so equal strides keep their order */
-    for (at = n; at > 0 && abs64(l->dst_strides[at - 1]) < abs64(dst->strides[d]); at--) {
-      l->shape[at] = l->shape[at - 1];
-      l->dst_strides[at] = l->dst_strides[at - 1];
-      l->src_strides[at] = l->src_strides[at - 1];
-    }
-    l->shape[at] = dst->shape[d];
-    l->dst_strides[at] = dst->strides[d];
-    l->src_strides[at] = src->strides[d];
-    n++;
+/* The loop over dst and src (same shape): the core's plan with dims ordered by dst's strides
+ * (largest first; no flips, so element 0 of each side is where the walk starts), in the
+ * kernels' layout. Returns false when there is nothing to copy. */
+static bool make_layout(const dlx_tensor *dst, const dlx_tensor *src, dlx_cuda_layout *l) {
+  dlx_plan p;
+  dlx_plan_start(&p, dst->ndim, dst->shape);
+  dlx_plan_add_tensor(&p, dst);
+  dlx_plan_add_tensor(&p, src);
+  if (!dlx_plan_finish(&p, DLX_PLAN_ORDER)) return false;
+  l->ndim = p.ndim;
+  for (int32_t d = 0; d < p.ndim; d++) {
+    l->shape[d] = p.shape[d];
+    l->dst_strides[d] = p.strides[0][d];
+    l->src_strides[d] = p.strides[1][d];
   }
-  l->ndim = 0;
-  for (int32_t d = 0; d < n; d++) {
-    int32_t last = l->ndim - 1;
-    if (last >= 0 && l->dst_strides[last] == l->dst_strides[d] * l->shape[d] &&
-        l->src_strides[last] == l->src_strides[d] * l->shape[d]) {
-      l->shape[last] *= l->shape[d];
-      l->dst_strides[last] = l->dst_strides[d];
-      l->src_strides[last] = l->src_strides[d];
-      continue;
-    }
-    l->shape[l->ndim] = l->shape[d];
-    l->dst_strides[l->ndim] = l->dst_strides[d];
-    l->src_strides[l->ndim] = l->src_strides[d];
-    l->ndim++;
-  }
+  return true;
 }
 
 /* The dim to tile against the last one when the copy is a (batched) transpose: dst's last dim
@@ -125,57 +108,40 @@ static int copy_through_host(const dlx_tensor *dst, const dlx_tensor *src, dlx_e
 
 /* ---- the backend's copy and fill */
 
-static int copy_same_dtype(const dlx_tensor *dst, const dlx_tensor *src, cudaStream_t stream,
-                           dlx_error *err) {
+static int copy_same_dtype(const dlx_tensor *dst, const dlx_tensor *src, const dlx_cuda_layout *l,
+                           cudaStream_t stream, dlx_error *err) {
   int size = dlx_dtype_bits(dst->dtype) / 8;
   int64_t numel = dlx_tensor_numel(dst);
-  dlx_cuda_layout l;
   int32_t c;
-  make_layout(dst, src, &l);
-  if (l.ndim == 0 || (l.ndim == 1 && l.dst_strides[0] == 1 && l.src_strides[0] == 1))
+  if (l->ndim == 0 || (l->ndim == 1 && l->dst_strides[0] == 1 && l->src_strides[0] == 1))
     return check_launch(cudaMemcpyAsync(element0(dst), element0(src), (size_t)(numel * size),
                                         cudaMemcpyDeviceToDevice, stream),
                         "cudaMemcpyAsync", err);
-  c = transpose_dim(&l);
+  c = transpose_dim(l);
   if (c >= 0)
-    return check_launch(dlx_cuda_transpose_copy(element0(dst), element0(src), &l, c, size, stream),
+    return check_launch(dlx_cuda_transpose_copy(element0(dst), element0(src), l, c, size, stream),
                         "the transpose kernel", err);
-  return check_launch(dlx_cuda_strided_copy(element0(dst), element0(src), &l, numel, size, stream),
+  return check_launch(dlx_cuda_strided_copy(element0(dst), element0(src), l, numel, size, stream),
                       "the strided copy kernel", err);
 }
 
 int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err) {
   int32_t device_id = dst->buffer->device.device_id;
   cudaStream_t stream = dlx_cuda_current_stream(device_id);
+  dlx_cuda_layout l;
   dlx_cuda_guard guard;
   int rc;
   if (dlx_dtype_bits(dst->dtype) % 8 != 0) return copy_through_host(dst, src, err);
+  if (!make_layout(dst, src, &l)) return 0; /* no elements */
   rc = dlx_cuda_enter(device_id, &guard, err);
   if (rc != 0) return rc;
-  if (dst->dtype == src->dtype) {
-    rc = copy_same_dtype(dst, src, stream, err);
-  } else {
-    dlx_cuda_layout l;
-    make_layout(dst, src, &l);
+  if (dst->dtype == src->dtype)
+    rc = copy_same_dtype(dst, src, &l, stream, err);
+  else
     rc = check_launch(dlx_cuda_cast_copy(element0(dst), (int)dst->dtype, element0(src),
                                          (int)src->dtype, &l, dlx_tensor_numel(dst), stream),
                       "the cast kernel", err);
-  }
   dlx_cuda_leave(&guard);
-  return rc;
-}
-
-/* The bytes of one element holding value, cast on the host by the host backend (the rules of
- * every backend). */
-static int element_bytes(dlx_dtype dtype, const dlx_scalar *value, unsigned char out[16],
-                         dlx_error *err) {
-  DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor one;
-  int rc = dlx_tensor_empty(&one, NULL, 0, dtype, cpu, err);
-  if (rc != 0) return rc;
-  rc = dlx_host_backend()->fill(&one, value, err);
-  if (rc == 0) memcpy(out, one.buffer->data, (size_t)dlx_dtype_bits(dtype) / 8);
-  dlx_tensor_close(&one);
   return rc;
 }
 
@@ -190,13 +156,13 @@ int dlx_cuda_fill_tensor(const dlx_tensor *dst, const dlx_scalar *value, dlx_err
   cudaStream_t stream = dlx_cuda_current_stream(device_id);
   int size = dlx_dtype_bits(dst->dtype) / 8;
   int64_t numel = dlx_tensor_numel(dst);
-  unsigned char pattern[16];
+  _Alignas(16) unsigned char pattern[16];
   dlx_cuda_guard guard;
   dlx_cuda_layout l;
-  int rc = element_bytes(dst->dtype, value, pattern, err);
-  if (rc == 0) rc = dlx_cuda_enter(device_id, &guard, err);
+  int rc = dlx_scalar_to_bytes(dst->dtype, value, pattern, err);
+  if (rc != 0 || !make_layout(dst, dst, &l)) return rc;
+  rc = dlx_cuda_enter(device_id, &guard, err);
   if (rc != 0) return rc;
-  make_layout(dst, dst, &l);
   if (all_zero(pattern, size) && (l.ndim == 0 || (l.ndim == 1 && l.dst_strides[0] == 1)))
     rc = check_launch(cudaMemsetAsync(element0(dst), 0, (size_t)(numel * size), stream),
                       "cudaMemsetAsync", err);

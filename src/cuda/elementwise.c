@@ -1,14 +1,15 @@
 /* elementwise.c -- elementwise ops on a CUDA device: the request (operands already broadcast to
  * dst's shape by the core) becomes one launch of the kernels of elementwise_kernels.cu, with
- * dims merged where every operand allows it (so contiguous tensors are one dim and take the
- * vectorised kernel) and scalars converted on the host with the CPU's rules. Ops the kernels
- * lack are a DeviceError (core/elementwise_kernels.h). */
+ * dims merged where every operand allows it (the core's plan, core/plan.h: contiguous tensors
+ * are one dim and take the vectorised kernel) and scalars converted on the host with the CPU's
+ * rules (core/scalar.h). Ops the kernels lack are a DeviceError (core/elementwise_kernels.h). */
 #include <stdbool.h>
 #include <string.h>
 
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/elementwise_kernels.h"
+#include "core/plan.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
@@ -16,34 +17,16 @@ static void *element0(const dlx_tensor *t) {
   return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
 }
 
-/* Whether dim d can join dim n - 1 of every input (contiguous in each). */
-static bool inputs_merge(const dlx_cuda_ew_params *p, int32_t n, int32_t d, int64_t size) {
-  for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++)
-    if (p->in_strides[k][n - 1] != p->in_strides[k][d] * size) return false;
-  return true;
-}
+_Static_assert(DLX_CUDA_MAX_DIMS >= DLX_MAX_NDIM && DLX_CUDA_EW_INPUTS + 1 <= DLX_PLAN_MAX_OPS,
+               "a plan fits the kernels' parameters");
 
-/* Drops size-1 dims and merges neighbours contiguous in dst and every input (element strides). */
-static int32_t merge_dims(dlx_cuda_ew_params *p, int32_t ndim) {
-  int32_t n = 0;
-  for (int32_t d = 0; d < ndim; d++) {
-    int64_t size = p->shape[d];
-    if (size == 1) continue;
-    if (n > 0 && p->dst_strides[n - 1] == p->dst_strides[d] * size && inputs_merge(p, n, d, size)) {
-      p->shape[n - 1] *= size;
-    } else {
-      p->shape[n] = size;
-      n++;
-    }
-    p->dst_strides[n - 1] = p->dst_strides[d];
-    for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++) p->in_strides[k][n - 1] = p->in_strides[k][d];
-  }
-  return n;
-}
-
+/* The kernels' parameters: the core's plan over dst and the inputs (scalars and the inputs an
+ * op does not have walk nothing: stride 0), in row-major order, so contiguous tensors are one
+ * dim and take the vectorised kernel; scalars converted as every backend converts them. */
 static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
                        dlx_dtype compute, int code, dlx_cuda_ew_params *p, dlx_error *err) {
   dlx_dtype kdtype = dlx_ewk_kernel_dtype_of(op, compute);
+  dlx_plan plan;
   memset(p, 0, sizeof *p);
   p->op = code;
   p->nin = dlx_ew_arity(op);
@@ -52,12 +35,12 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
   p->dst_dtype = (int)dst->dtype;
   p->numel = dlx_tensor_numel(dst);
   p->dst = element0(dst);
-  for (int32_t d = 0; d < dst->ndim; d++) {
-    p->shape[d] = dst->shape[d];
-    p->dst_strides[d] = dst->strides[d];
-  }
-  for (int k = 0; k < p->nin; k++) {
-    const dlx_tensor *t = in[k].tensor;
+  dlx_plan_start(&plan, dst->ndim, dst->shape);
+  dlx_plan_add_tensor(&plan, dst);
+  for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++) {
+    const dlx_tensor *t = k < p->nin ? in[k].tensor : NULL;
+    dlx_plan_add_tensor(&plan, t);
+    if (k >= p->nin) continue;
     if (t == NULL) {
       int rc = dlx_ewk_scalar_bytes(op, k, compute, &in[k].scalar, p->value[k], err);
       if (rc != 0) return rc;
@@ -66,9 +49,14 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
     }
     p->in[k] = element0(t);
     p->in_dtype[k] = (int)t->dtype;
-    for (int32_t d = 0; d < dst->ndim; d++) p->in_strides[k][d] = t->strides[d];
   }
-  p->ndim = merge_dims(p, dst->ndim);
+  (void)dlx_plan_finish(&plan, 0); /* the core calls no backend for an empty dst */
+  p->ndim = plan.ndim;
+  for (int32_t d = 0; d < plan.ndim; d++) {
+    p->shape[d] = plan.shape[d];
+    p->dst_strides[d] = plan.strides[0][d];
+    for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++) p->in_strides[k][d] = plan.strides[k + 1][d];
+  }
   return 0;
 }
 

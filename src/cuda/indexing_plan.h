@@ -1,8 +1,9 @@
 /* indexing_plan.h -- a dlx_index_request (src/core/backend.h) as the CUDA indexing kernels take
  * it (dlx_cuda_index_request, kernels.h): the walk of each op over the tensors' strides, with
- * size-1 dims dropped and dims that are contiguous in every operand merged (fewer divisions per
- * element; the row-major order of positions stays the same). Plain C on the host (indexing.c);
- * tests/c/cuda_indexing_rules.c runs the requests it makes through indexing_element.h. */
+ * size-1 dims dropped and dims that are contiguous in every operand merged by the core's plan
+ * (fewer divisions per element; the row-major order of positions stays the same). Plain C on the
+ * host (indexing.c); tests/c/cuda_indexing_rules.c runs the requests it makes through
+ * indexing_element.h. */
 #ifndef DLX_CUDA_INDEXING_PLAN_H
 #define DLX_CUDA_INDEXING_PLAN_H
 
@@ -12,6 +13,7 @@
 #include "core/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/plan.h"
 #include "cuda/kernels.h"
 
 static inline char *dlx_cuda_index_element0(const dlx_tensor *t) {
@@ -25,34 +27,32 @@ static inline void dlx_cuda_index_walk(dlx_cuda_index_request *q, int k, const d
     q->strides[k][d] = t != NULL && t->ndim > 0 ? t->strides[d] : 0;
 }
 
-/* Drops size-1 dims and merges contiguous ones, keeping `keep` (>= 0: SCATTER's dim) as it is. */
+_Static_assert(DLX_CUDA_IX_OPERANDS <= DLX_PLAN_MAX_OPS && DLX_CUDA_MAX_DIMS >= DLX_MAX_NDIM,
+               "a plan fits an indexing request");
+
+/* Drops size-1 dims and merges contiguous ones (the core's plan, in row-major order), keeping
+ * `keep` (>= 0: SCATTER's dim) as it is: q->dim becomes its place. A walk with no elements is
+ * left as it is. */
 static inline void dlx_cuda_index_compact(dlx_cuda_index_request *q, int32_t keep) {
-  int32_t n = 0;
-  for (int32_t d = 0; d < q->ndim; d++) {
-    bool kept = d == keep;
-    if (!kept && q->shape[d] == 1 && q->ndim > 1) continue; /* drop it */
-    if (kept) q->dim = n;
-    /* dim d folds into the last one kept when neither is `keep` (then q->dim is not n - 1) */
-    if (n > 0 && !kept && q->dim != n - 1) {
-      bool folds = true;
-      for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++)
-        if (q->strides[k][n - 1] != q->strides[k][d] * q->shape[d]) folds = false;
-      if (folds) {
-        q->shape[n - 1] *= q->shape[d];
-        for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++) q->strides[k][n - 1] = q->strides[k][d];
-        continue;
-      }
-    }
-    q->shape[n] = q->shape[d];
-    for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++) q->strides[k][n] = q->strides[k][d];
-    n++;
+  dlx_plan p;
+  dlx_plan_start(&p, q->ndim, q->shape);
+  for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++) dlx_plan_add(&p, q->strides[k], 0);
+  p.keep = keep;
+  if (!dlx_plan_finish(&p, 0)) { /* (the core sends no empty walks) */
+    q->dim = keep;
+    return;
   }
-  if (n == 0) { /* every dim had size 1 */
-    n = 1;
+  q->dim = p.keep;
+  q->ndim = p.ndim > 0 ? p.ndim : 1;
+  if (p.ndim == 0) { /* every dim had size 1 */
     q->shape[0] = 1;
     for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++) q->strides[k][0] = 0;
+    return;
   }
-  q->ndim = n;
+  for (int32_t d = 0; d < p.ndim; d++) {
+    q->shape[d] = p.shape[d];
+    for (int k = 0; k < DLX_CUDA_IX_OPERANDS; k++) q->strides[k][d] = p.strides[k][d];
+  }
 }
 
 /* The request for r; ops walk the shape of dst (GATHER, MASKED_SCATTER), src (MASKED_SELECT) or
