@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/backend.h"
 #include "core/error.h"
+#include "core/plan.h"
+#include "core/tensor.h"
 
 /* The loader functions dlx uses, resolved with dlsym. */
 #define DLX_ZE_FUNCTIONS(X)                                                                        \
@@ -124,28 +127,72 @@ int dlx_ze_kernel(dlx_ze_device *dev, enum dlx_ze_kernel_id id, ze_kernel_handle
 int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
                   size_t block_size, void *const *ptrs, int nptrs, dlx_error *err);
 
-/* Work-groups of DLX_ZE_GROUP_SIZE for n work-items: at least 1, at most 65536 (the kernels
- * loop over the rest). */
+/* Grid-stride kernels need no more work-groups than this to keep a GPU busy. */
+#define DLX_ZE_MAX_GROUPS 65536
+
+/* Work-groups of DLX_ZE_GROUP_SIZE for n work-items: at least 1, at most DLX_ZE_MAX_GROUPS (the
+ * kernels loop over the rest). */
 uint32_t dlx_ze_groups_for(int64_t n);
+
+/* The device of t's memory, and t's first element (whole-byte dtypes). */
+static inline dlx_ze_device *dlx_ze_device_of(const dlx_tensor *t) {
+  return dlx_ze_device_get(t->buffer->device.device_id);
+}
+static inline char *dlx_ze_first_element(const dlx_tensor *t) {
+  return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
+}
+
+/* A kernel's walk (the shape and strides of an argument block of ze_args.h) from the core's
+ * plan p: its shape into shape, and operand k's strides times scale[k] (its item size, for the
+ * byte strides the kernels take; 1 when the plan was made of byte strides) into strides[k].
+ * Returns the dims. */
+static inline int64_t dlx_ze_put_walk(const dlx_plan *p, int64_t *shape, int64_t *const *strides,
+                                      const int64_t *scale) {
+  for (int32_t d = 0; d < p->ndim; d++) {
+    shape[d] = p->shape[d];
+    for (int k = 0; k < p->nops; k++) strides[k][d] = p->strides[k][d] * scale[k];
+  }
+  return p->ndim;
+}
+
+/* ---- the backend's entries, a file each, gathered in its table (src/ze/ze_backend.c) */
+
+/* Device USM, counted in memory_allocated (ze_backend.c). */
+void *dlx_ze_alloc(int32_t device_id, size_t nbytes, dlx_error *err);
+void dlx_ze_free(int32_t device_id, void *ptr, size_t nbytes);
+
+/* Copies and the byte moves to, from and between devices (ze_copy.c). */
+int dlx_ze_copy(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *err);
+int dlx_ze_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
+                           bool to_device, dlx_error *err);
+int dlx_ze_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,
+                             size_t nbytes, dlx_error *err);
+
+/* ze_fill.c, ze_random.c, ze_reduce.c (with reduce_stat), ze_along_dim.c, ze_elementwise.c,
+ * ze_sort.c, ze_indexing.c, ze_matmul.c. */
+int dlx_ze_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
+int dlx_ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+int dlx_ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
+                  dlx_error *err);
+int dlx_ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,
+                       const dlx_tensor *dst, dlx_error *err);
+int dlx_ze_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
+                     dlx_error *err);
+int dlx_ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in,
+                       dlx_dtype compute, dlx_error *err);
+int dlx_ze_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
+                     const dlx_tensor *indices, dlx_error *err);
+int dlx_ze_index_op(dlx_index_request *r, dlx_error *err);
+int dlx_ze_matmul(const dlx_matmul_request *r, dlx_error *err);
 
 /* The backend's share_context (src/ze/ze_runtime.c). */
 int dlx_ze_share_context(void *driver, void *context);
 
-/* The backend's index_op (src/ze/ze_indexing.c). */
-struct dlx_index_request;
-int dlx_ze_index_op(struct dlx_index_request *r, dlx_error *err);
-
-/* The backend's matmul (src/ze/ze_matmul.c). */
-struct dlx_matmul_request;
-int dlx_ze_matmul(const struct dlx_matmul_request *r, dlx_error *err);
-
 /* The backend's table (src/ze/ze_backend.c). */
-struct dlx_backend;
-extern const struct dlx_backend dlx_ze_backend;
+extern const dlx_backend dlx_ze_backend;
 
 /* The stream entries of backend.h for Level Zero (src/ze/ze_stream.c). */
-struct dlx_stream_ops;
-extern const struct dlx_stream_ops dlx_ze_stream_ops;
+extern const dlx_stream_ops dlx_ze_stream_ops;
 
 /* The SPIR-V module built from src/ze/kernels (generated at build time). */
 extern const unsigned char dlx_ze_spirv[];

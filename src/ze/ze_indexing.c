@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/plan.h"
 #include "ze/kernels/ze_args.h"
 #include "ze/ze.h"
 
@@ -16,38 +17,13 @@
 #define MAX_CHUNKS (1 << 18)
 #define MIN_CHUNK 32
 
-static dlx_ze_device *device_of(const dlx_tensor *t) {
-  return dlx_ze_device_get(t->buffer->device.device_id);
-}
-
-static char *first_element(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
-}
-
-/* Drops size-1 dims and merges neighbours contiguous in all three layouts (byte strides). */
-static int64_t merge_dims(int64_t ndim, int64_t *shape, int64_t (*strides)[DLX_ZE_MAX_NDIM]) {
-  int64_t n = 0;
-  for (int64_t d = 0; d < ndim; d++) {
-    bool merge = n > 0;
-    if (shape[d] == 1) continue;
-    for (int m = 0; m < 3; m++) merge = merge && strides[m][n - 1] == strides[m][d] * shape[d];
-    if (merge) {
-      shape[n - 1] *= shape[d];
-      for (int m = 0; m < 3; m++) strides[m][n - 1] = strides[m][d];
-      continue;
-    }
-    shape[n] = shape[d];
-    for (int m = 0; m < 3; m++) strides[m][n] = strides[m][d];
-    n++;
-  }
-  return n;
-}
-
 /* The walk over shape_of's dims but `skip` (-1: none) with the byte strides of the operands
- * dst, src and index (NULL: not walked), merged when `merge`; a->n is its positions. */
+ * dst, src and index (NULL: not walked); a->n is its positions. When `merge`, the core's plan
+ * drops its size-1 dims and merges the dims contiguous in all three (row-major order stays). */
 static void set_walk(dlx_ze_index_args *a, const dlx_tensor *shape_of,
                      const dlx_tensor *const ops[3], int32_t skip, bool merge) {
-  int64_t ndim = 0;
+  int32_t ndim = 0;
+  dlx_plan p;
   a->n = 1;
   for (int32_t d = 0; d < shape_of->ndim; d++) {
     if (d == skip) continue;
@@ -57,7 +33,14 @@ static void set_walk(dlx_ze_index_args *a, const dlx_tensor *shape_of,
     a->n *= shape_of->shape[d];
     ndim++;
   }
-  a->ndim = merge ? merge_dims(ndim, a->shape, a->strides) : ndim;
+  a->ndim = ndim;
+  if (!merge) return;
+  dlx_plan_start(&p, ndim, a->shape);
+  for (int m = 0; m < 3; m++) dlx_plan_add(&p, a->strides[m], 0);
+  if (dlx_plan_finish(&p, 0)) /* else no positions: nothing is walked */
+    a->ndim = dlx_ze_put_walk(&p, a->shape,
+                              (int64_t *const[]){a->strides[0], a->strides[1], a->strides[2]},
+                              (const int64_t[]){1, 1, 1});
 }
 
 static void set_chunks(dlx_ze_index_args *a) {
@@ -96,14 +79,14 @@ static const char *element_at(const dlx_tensor *index, int64_t p) {
     off += p % index->shape[d] * index->strides[d];
     p /= index->shape[d];
   }
-  return first_element(index) + off * 8;
+  return dlx_ze_first_element(index) + off * 8;
 }
 
 /* The given phases over chunks of the walk, with scratch for a result per chunk and their
  * combination; *result (when not NULL) gets that combination, scratch[chunks], at the end. */
 static int run_chunked(const dlx_index_request *r, dlx_ze_index_args *a, const int64_t *phases,
                        int nphases, int64_t *result, dlx_error *err) {
-  dlx_ze_device *dev = device_of(r->index);
+  dlx_ze_device *dev = dlx_ze_device_of(r->index);
   int32_t id = r->index->buffer->device.device_id;
   size_t bytes;
   char *scratch;
@@ -113,9 +96,9 @@ static int run_chunked(const dlx_index_request *r, dlx_ze_index_args *a, const i
   scratch = dlx_ze_backend.alloc(id, bytes, err);
   if (scratch == NULL) return DLX_MEMORY_ERROR;
   {
-    void *const ptrs[4] = {r->dst != NULL ? first_element(r->dst) : dev->args,
-                           r->src != NULL ? first_element(r->src) : dev->args,
-                           first_element(r->index), scratch};
+    void *const ptrs[4] = {r->dst != NULL ? dlx_ze_first_element(r->dst) : dev->args,
+                           r->src != NULL ? dlx_ze_first_element(r->src) : dev->args,
+                           dlx_ze_first_element(r->index), scratch};
     pthread_mutex_lock(&dev->lock);
     for (int k = 0; rc == 0 && k < nphases; k++) rc = phase(dev, a, phases[k], ptrs, err);
     if (rc == 0 && result != NULL) rc = read_back(dev, result, scratch + a->chunks * 8, err);
@@ -128,9 +111,9 @@ static int run_chunked(const dlx_index_request *r, dlx_ze_index_args *a, const i
 /* The one phase of GATHER and SCATTER*, without scratch. */
 static int run_direct(const dlx_index_request *r, dlx_ze_index_args *a, int64_t which,
                       dlx_error *err) {
-  dlx_ze_device *dev = device_of(r->index);
-  void *const ptrs[4] = {first_element(r->dst), first_element(r->src), first_element(r->index),
-                         dev->args};
+  dlx_ze_device *dev = dlx_ze_device_of(r->index);
+  void *const ptrs[4] = {dlx_ze_first_element(r->dst), dlx_ze_first_element(r->src),
+                         dlx_ze_first_element(r->index), dev->args};
   int rc;
   if (a->n == 0) return 0;
   pthread_mutex_lock(&dev->lock);
@@ -148,7 +131,7 @@ static int check_indices(const dlx_index_request *r, dlx_ze_index_args *a, dlx_e
   rc = run_chunked(r, a, phases, 2, &bad, err);
   if (rc != 0 || bad >= a->n) return rc;
   {
-    dlx_ze_device *dev = device_of(r->index);
+    dlx_ze_device *dev = dlx_ze_device_of(r->index);
     pthread_mutex_lock(&dev->lock);
     rc = read_back(dev, &value, element_at(r->index, bad), err);
     pthread_mutex_unlock(&dev->lock);

@@ -1,5 +1,6 @@
 /* ze_runtime.c -- the Level Zero loader opened at run time, drivers and GPU devices found once
- * per process, and each device's immediate command list, event and kernels. */
+ * per process, and each device's immediate command list, event and kernels, and their
+ * launches. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -276,4 +277,35 @@ int dlx_ze_kernel(dlx_ze_device *dev, enum dlx_ze_kernel_id id, ze_kernel_handle
   }
   *out = dev->kernels[id];
   return 0;
+}
+
+/* ---- kernel launches */
+
+/* Launches kernel id over n elements with the argument block (copied into the device's host
+ * USM) and the given pointers, then waits. Called with the device's lock held. */
+int dlx_ze_launch(dlx_ze_device *dev, enum dlx_ze_kernel_id id, uint32_t groups, const void *block,
+                  size_t block_size, void *const *ptrs, int nptrs, dlx_error *err) {
+  const dlx_ze_api *ze = dlx_ze_api_get();
+  ze_group_count_t count = {groups, 1, 1};
+  ze_kernel_handle_t kernel;
+  void *args = dev->args;
+  int rc = dlx_ze_kernel(dev, id, &kernel, err);
+  for (int i = 0; rc == 0 && i < nptrs; i++)
+    rc = dlx_ze_check(ze->zeKernelSetArgumentValue(kernel, (uint32_t)i, sizeof(void *), &ptrs[i]),
+                      "zeKernelSetArgumentValue", err);
+  if (rc != 0) return rc;
+  memcpy(args, block, block_size);
+  rc = dlx_ze_check(ze->zeKernelSetArgumentValue(kernel, (uint32_t)nptrs, sizeof args, &args),
+                    "zeKernelSetArgumentValue", err);
+  if (rc == 0)
+    rc = dlx_ze_check(ze->zeCommandListAppendLaunchKernel(dlx_ze_current_list(dev), kernel, &count,
+                                                          dev->done, 0, NULL),
+                      "zeCommandListAppendLaunchKernel", err);
+  if (rc == 0) rc = dlx_ze_wait(dev, err);
+  return rc;
+}
+
+uint32_t dlx_ze_groups_for(int64_t n) {
+  int64_t groups = (n + DLX_ZE_GROUP_SIZE - 1) / DLX_ZE_GROUP_SIZE;
+  return (uint32_t)(groups < 1 ? 1 : groups > DLX_ZE_MAX_GROUPS ? DLX_ZE_MAX_GROUPS : groups);
 }
