@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/device.h"
 #include "core/ops.h"
+#include "core/plan.h"
 #include "core/promote.h"
 
 #define BLAS_INT_MAX 2147483647 /* m, n, k and the leading dims BLAS takes (int) */
@@ -203,39 +204,14 @@ static int ready_operand(dlx_tensor *ready, bool *owned, const dlx_tensor *m, dl
 
 /* ---- batches */
 
-/* The batch dims of the three operands, broadcast (a stride-0 dim where an operand has size 1
- * or lacks the dim), size-1 dims dropped and neighbours merged where every operand allows. */
-typedef struct batch_walk {
-  int32_t ndim;
-  int64_t size[DLX_MAX_NDIM];
-  int64_t stride[3][DLX_MAX_NDIM]; /* a, b, c */
-} batch_walk;
-
-static int64_t batch_stride_of(const dlx_tensor *t, int32_t d, int32_t batch_ndim) {
-  int32_t own = t->ndim - 2, at = d - (batch_ndim - own);
-  return at >= 0 && t->shape[at] != 1 ? t->strides[at] : 0;
-}
-
-static void walk_batches(batch_walk *w, const plan *p, const dlx_tensor *ops[3]) {
-  w->ndim = 0;
-  for (int32_t d = 0; d < p->batch_ndim; d++) {
-    if (p->batch[d] == 1) continue;
-    int32_t last = w->ndim - 1;
-    bool merge = last >= 0;
-    int64_t s[3];
-    for (int i = 0; i < 3; i++) {
-      s[i] = batch_stride_of(ops[i], d, p->batch_ndim);
-      if (merge && w->stride[i][last] != s[i] * p->batch[d]) merge = false;
-    }
-    if (merge) {
-      w->size[last] *= p->batch[d];
-      for (int i = 0; i < 3; i++) w->stride[i][last] = s[i];
-    } else {
-      w->size[w->ndim] = p->batch[d];
-      for (int i = 0; i < 3; i++) w->stride[i][w->ndim] = s[i];
-      w->ndim++;
-    }
-  }
+/* The walk over the batch dims of the three operands (a, b, c): the core's plan broadcasts them
+ * (a stride-0 dim where an operand has size 1 or lacks the dim), drops the size-1 dims and
+ * merges neighbours where every operand allows. */
+static void walk_batches(dlx_plan *w, const plan *p, const dlx_tensor *ops[3]) {
+  dlx_plan_start(w, p->batch_ndim, p->batch);
+  for (int i = 0; i < 3; i++)
+    dlx_plan_add_broadcast(w, ops[i]->ndim - 2, ops[i]->shape, ops[i]->strides);
+  (void)dlx_plan_finish(w, 0); /* no empty batch dim: the product runs for results with elements */
 }
 
 static void set_operand(dlx_matrix_operand *o, const dlx_tensor *t, bool conj) {
@@ -247,28 +223,28 @@ static void set_operand(dlx_matrix_operand *o, const dlx_tensor *t, bool conj) {
 }
 
 /* One request per index of the batch dims that did not merge into the last one. */
-static int run_batched(dlx_matmul_request *r, const batch_walk *w, dlx_error *err) {
+static int run_batched(dlx_matmul_request *r, const dlx_plan *w, dlx_error *err) {
   /* (dlx_matmul waited for memory lent to the host backend before the work began) */
   const dlx_backend *backend = dlx_compute_backend(r->c.buffer);
   int64_t base[3] = {r->a.offset, r->b.offset, r->c.offset}, index[DLX_MAX_NDIM] = {0};
   int32_t outer = w->ndim - 1, d;
-  r->batch = w->ndim > 0 ? w->size[outer] : 1;
+  r->batch = w->ndim > 0 ? w->shape[outer] : 1;
   if (w->ndim > 0) {
-    r->a.batch_stride = w->stride[0][outer];
-    r->b.batch_stride = w->stride[1][outer];
-    r->c.batch_stride = w->stride[2][outer];
+    r->a.batch_stride = w->strides[0][outer];
+    r->b.batch_stride = w->strides[1][outer];
+    r->c.batch_stride = w->strides[2][outer];
   }
   do {
     int64_t off[3] = {base[0], base[1], base[2]};
     int rc;
     for (d = 0; d < outer; d++)
-      for (int i = 0; i < 3; i++) off[i] += index[d] * w->stride[i][d];
+      for (int i = 0; i < 3; i++) off[i] += index[d] * w->strides[i][d];
     r->a.offset = off[0];
     r->b.offset = off[1];
     r->c.offset = off[2];
     rc = backend->matmul(r, err);
     if (rc != 0) return rc;
-    for (d = outer - 1; d >= 0 && ++index[d] == w->size[d]; d--) index[d] = 0;
+    for (d = outer - 1; d >= 0 && ++index[d] == w->shape[d]; d--) index[d] = 0;
   } while (d >= 0);
   return 0;
 }
@@ -378,7 +354,7 @@ static int run_product(const dlx_matmul_args *args, const plan *p, dlx_matmul_re
                        const dlx_tensor *work, dlx_error *err) {
   dlx_tensor ma, mb, ra, rb;
   bool own_a = false, own_b = false;
-  batch_walk w;
+  dlx_plan w;
   int rc;
   as_matrix(&ma, args->a, true);
   as_matrix(&mb, args->b, false);
