@@ -7,11 +7,8 @@ void dlx_plan_start(dlx_plan *p, int32_t ndim, const int64_t *shape) {
   p->ndim = ndim;
   p->nops = 0;
   p->keep = -1;
-  p->numel = 1;
-  for (int32_t d = 0; d < ndim; d++) {
-    p->shape[d] = shape[d];
-    p->numel *= shape[d];
-  }
+  p->numel = 0; /* dlx_plan_finish counts */
+  for (int32_t d = 0; d < ndim; d++) p->shape[d] = shape[d];
 }
 
 void dlx_plan_add(dlx_plan *p, const int64_t *strides, int64_t offset) {

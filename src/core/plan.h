@@ -46,7 +46,8 @@ typedef struct dlx_plan {
   int64_t offset[DLX_PLAN_MAX_OPS]; /* where each operand's walk starts */
 } dlx_plan;
 
-/* A plan over ndim dims (0 <= ndim <= DLX_MAX_NDIM) of this shape, with no operands yet. */
+/* A plan over ndim dims (0 <= ndim <= DLX_MAX_NDIM) of this shape (whose element count fits in
+ * an int64_t, as every tensor's does), with no operands yet. */
 void dlx_plan_start(dlx_plan *p, int32_t ndim, const int64_t *shape);
 
 /* Adds an operand with a stride for each of the plan's dims (NULL: all 0, a value every

@@ -228,12 +228,9 @@ static void test_many_dims(void) {
 /* Strides whose products would overflow merge only where they truly are one run. */
 static void test_absurd_strides(void) {
   const int64_t shape[2] = {3, 3}, big[1][8] = {{INT64_MAX, 3}};
-  const int64_t huge[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, run[1][8] = {{(int64_t)1 << 40, 1}};
   const int64_t minus[1][8] = {{INT64_MIN, -1}}, wrap[1][8] = {{6, INT64_MAX / 2 + 1}};
   bool walked;
   dlx_plan p = plan_of(2, shape, 1, big, DLX_PLAN_ORDER, &walked);
-  CHECK_EQ_INT(p.ndim, 2);
-  p = plan_of(2, huge, 1, run, 0, &walked); /* the merged size would not fit */
   CHECK_EQ_INT(p.ndim, 2);
   p = plan_of(2, shape, 1, minus, 0, &walked);
   CHECK_EQ_INT(p.ndim, 2);
