@@ -3,20 +3,6 @@
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-void dlx_plan_start(dlx_plan *p, int32_t ndim, const int64_t *shape) {
-  p->ndim = ndim;
-  p->nops = 0;
-  p->keep = -1;
-  p->numel = 0; /* dlx_plan_finish counts */
-  for (int32_t d = 0; d < ndim; d++) p->shape[d] = shape[d];
-}
-
-void dlx_plan_add(dlx_plan *p, const int64_t *strides, int64_t offset) {
-  int k = p->nops++;
-  p->offset[k] = offset;
-  for (int32_t d = 0; d < p->ndim; d++) p->strides[k][d] = strides != NULL ? strides[d] : 0;
-}
-
 void dlx_plan_add_broadcast(dlx_plan *p, int32_t ndim, const int64_t *shape,
                             const int64_t *strides) {
   int k = p->nops++;
@@ -36,30 +22,35 @@ void dlx_plan_add_tensor(dlx_plan *p, const dlx_tensor *t) {
 
 /* ---- the steps of dlx_plan_finish */
 
-/* Moves dim `from` to dim `to` (to <= from). */
-static void move_dim(dlx_plan *p, int32_t to, int32_t from) {
-  p->shape[to] = p->shape[from];
-  for (int k = 0; k < p->nops; k++) p->strides[k][to] = p->strides[k][from];
-}
-
-static bool all_zero_strides(const dlx_plan *p, int32_t d) {
-  for (int k = 0; k < p->nops; k++)
-    if (p->strides[k][d] != 0) return false;
+static bool all_zero_strides(const int64_t *const *strides, int nops, int32_t d) {
+  for (int k = 0; k < nops; k++)
+    if (strides[k][d] != 0) return false;
   return true;
 }
 
-/* Drops the size-1 dims, and the broadcast ones when asked, but the kept one. */
-static void drop_dims(dlx_plan *p, int flags) {
+/* The dims of (ndim, shape, strides) into p but the size-1 dims, and the broadcast ones when
+ * asked, the kept one aside; counts the elements. False when a dim has size 0. The source may be
+ * p's own arrays (each dim moves down, if at all). One pass: the CPU plans every strided op. */
+static bool drop_dims(dlx_plan *p, int32_t ndim, const int64_t *shape,
+                      const int64_t *const *strides, int flags) {
   int32_t n = 0, keep = p->keep;
   p->keep = -1;
-  for (int32_t d = 0; d < p->ndim; d++) {
+  p->numel = 1;
+  for (int32_t d = 0; d < ndim; d++) {
     bool kept = d == keep;
-    if (!kept && p->shape[d] == 1) continue;
-    if (!kept && (flags & DLX_PLAN_DROP_BROADCAST) && all_zero_strides(p, d)) continue;
+    int64_t size = shape[d];
+    if (size == 0) return false;
+    if (!kept && size == 1) continue;
+    if (!kept && (flags & DLX_PLAN_DROP_BROADCAST) && all_zero_strides(strides, p->nops, d))
+      continue;
     if (kept) p->keep = n;
-    move_dim(p, n++, d);
+    p->numel *= size;
+    p->shape[n] = size;
+    for (int k = 0; k < p->nops; k++) p->strides[k][n] = strides[k][d];
+    n++;
   }
   p->ndim = n;
+  return true;
 }
 
 /* True when dim a should be walked outside dim b: larger |stride| of operand 0 first, then of
@@ -138,22 +129,32 @@ static void merge_dims(dlx_plan *p) {
   p->ndim = n;
 }
 
-bool dlx_plan_finish(dlx_plan *p, int flags) {
-  for (int32_t d = 0; d < p->ndim; d++) {
-    if (p->shape[d] == 0) {
-      p->ndim = 0;
-      p->numel = 0;
-      p->keep = -1;
-      return false;
-    }
+/* The steps after the drop. */
+static bool lay_out(dlx_plan *p, bool walked, int flags) {
+  if (!walked) {
+    p->ndim = 0;
+    p->numel = 0;
+    p->keep = -1;
+    return false;
   }
-  drop_dims(p, flags);
-  if (flags & DLX_PLAN_ORDER) sort_dims(p);
+  if ((flags & DLX_PLAN_ORDER) && p->ndim > 1) sort_dims(p);
   if (flags & DLX_PLAN_FLIP) flip_dims(p);
-  merge_dims(p);
-  p->numel = 1;
-  for (int32_t d = 0; d < p->ndim; d++) p->numel *= p->shape[d];
+  if (p->ndim > 1) merge_dims(p);
   return true;
+}
+
+bool dlx_plan_finish(dlx_plan *p, int flags) {
+  const int64_t *own[DLX_PLAN_MAX_OPS];
+  for (int k = 0; k < p->nops; k++) own[k] = p->strides[k];
+  return lay_out(p, drop_dims(p, p->ndim, p->shape, own, flags), flags);
+}
+
+bool dlx_plan_make(dlx_plan *p, int32_t ndim, const int64_t *shape, int nops,
+                   const int64_t *const *strides, const int64_t *offsets, int flags) {
+  p->nops = nops;
+  p->keep = -1;
+  for (int k = 0; k < nops; k++) p->offset[k] = offsets != NULL ? offsets[k] : 0;
+  return lay_out(p, drop_dims(p, ndim, shape, strides, flags), flags);
 }
 
 bool dlx_plan_is_contiguous(const dlx_plan *p) {

@@ -47,12 +47,23 @@ typedef struct dlx_plan {
 } dlx_plan;
 
 /* A plan over ndim dims (0 <= ndim <= DLX_MAX_NDIM) of this shape (whose element count fits in
- * an int64_t, as every tensor's does), with no operands yet. */
-void dlx_plan_start(dlx_plan *p, int32_t ndim, const int64_t *shape);
+ * an int64_t, as every tensor's does), with no operands yet. (Inline, as dlx_plan_add: the CPU
+ * plans every strided op, small ones too.) */
+static inline void dlx_plan_start(dlx_plan *p, int32_t ndim, const int64_t *shape) {
+  p->ndim = ndim;
+  p->nops = 0;
+  p->keep = -1;
+  p->numel = 0; /* dlx_plan_finish counts */
+  for (int32_t d = 0; d < ndim; d++) p->shape[d] = shape[d];
+}
 
 /* Adds an operand with a stride for each of the plan's dims (NULL: all 0, a value every
  * element reads) whose walk starts at `offset`. At most DLX_PLAN_MAX_OPS operands. */
-void dlx_plan_add(dlx_plan *p, const int64_t *strides, int64_t offset);
+static inline void dlx_plan_add(dlx_plan *p, const int64_t *strides, int64_t offset) {
+  int k = p->nops++;
+  p->offset[k] = offset;
+  for (int32_t d = 0; d < p->ndim; d++) p->strides[k][d] = strides != NULL ? strides[d] : 0;
+}
 
 /* Adds an operand of its own ndim dims, broadcast to the plan's shape as NumPy does (its dims
  * are the plan's last ones; a missing or size-1 dim gets stride 0). Its walk starts at 0. */
@@ -66,6 +77,12 @@ void dlx_plan_add_tensor(dlx_plan *p, const dlx_tensor *t);
 /* Lays the plan out with the DLX_PLAN_* flags (0: drop and merge only). Returns false, with
  * ndim and numel 0, when a dim has size 0 (nothing to walk). */
 bool dlx_plan_finish(dlx_plan *p, int flags);
+
+/* dlx_plan_start, a dlx_plan_add for each of the nops operands (strides[k], offsets[k]; offsets
+ * may be NULL: all 0) and dlx_plan_finish in one pass over the caller's arrays, for callers that
+ * have them: the CPU plans every strided op, small ones too. */
+bool dlx_plan_make(dlx_plan *p, int32_t ndim, const int64_t *shape, int nops,
+                   const int64_t *const *strides, const int64_t *offsets, int flags);
 
 /* True when the walk is one run of unit stride in every operand (or one element): what a
  * memcpy, a memset or a vectorised loop can do. */

@@ -3,9 +3,7 @@
 
 bool dlx_strided_init(dlx_strided *it, int ndim, const int64_t *shape, int nops,
                       const int64_t *const *strides, const int64_t *offsets, int flags) {
-  dlx_plan_start(it, ndim, shape);
-  for (int k = 0; k < nops; k++) dlx_plan_add(it, strides[k], offsets != NULL ? offsets[k] : 0);
-  if (!dlx_plan_finish(it, flags)) return false;
+  if (!dlx_plan_make(it, ndim, shape, nops, strides, offsets, flags)) return false;
   if (it->ndim == 0) { /* one element: one inner dim of size 1 */
     it->ndim = 1;
     it->shape[0] = 1;

@@ -2,9 +2,9 @@
  * fills, elementwise ops and indexing walks are laid out with: broadcast operands, size-1 dims
  * dropped, dims merged where every operand allows (negative and zero strides, the kept dim, no
  * overflow for absurd strides), zero-size and 0-d shapes, many dims, the order for operand 0's
- * memory and the flips. Random layouts check the walk itself: without ordering the plan visits
- * exactly the positions of the row-major walk, in its order; with ordering and flips, the same
- * positions in another order. */
+ * memory and the flips, and the one-pass form (dlx_plan_make). Random layouts check the walk
+ * itself: without ordering the plan visits exactly the positions of the row-major walk, in its
+ * order; with ordering and flips, the same positions in another order. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,7 +313,20 @@ static void random_case(int trial) {
   dlx_plan_start(&p, ndim, shape);
   for (int k = 0; k < nops; k++) dlx_plan_add(&p, strides[k], offsets[k]);
   p.keep = keep;
-  if (!dlx_plan_finish(&p, flags)) {
+  bool walked = dlx_plan_finish(&p, flags);
+  if (keep < 0) { /* the one-pass form lays out the same plan */
+    const int64_t *rows[NOPS];
+    dlx_plan q;
+    for (int k = 0; k < nops; k++) rows[k] = strides[k];
+    CHECK(dlx_plan_make(&q, ndim, shape, nops, rows, offsets, flags) == walked);
+    CHECK(q.ndim == p.ndim && q.numel == p.numel && q.keep == -1 && q.nops == nops);
+    for (int k = 0; k < nops && q.ndim == p.ndim; k++) {
+      CHECK_EQ_INT(q.offset[k], p.offset[k]);
+      for (int32_t d = 0; d < p.ndim; d++) CHECK_EQ_INT(q.strides[k][d], p.strides[k][d]);
+    }
+    for (int32_t d = 0; d < p.ndim && q.ndim == p.ndim; d++) CHECK_EQ_INT(q.shape[d], p.shape[d]);
+  }
+  if (!walked) {
     CHECK_EQ_INT(n, 0);
     return;
   }
