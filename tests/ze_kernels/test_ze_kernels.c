@@ -39,6 +39,24 @@ static void test_reductions_per_subgroup_size(void) {
   }
 }
 
+/* The families, run in this order (every check draws from one sequence of random numbers, so the
+ * order fixes the inputs), each with its count of checks printed. */
+static const struct {
+  const char *name;
+  void (*run)(void);
+} families[] = {
+    {"copies", test_copies},
+    {"reductions", test_reductions},
+    {"elementwise", test_elementwise_ops},
+    {"math ulp", test_math_ulp},
+    {"stats", test_stats},
+    {"along a dim", test_along_dims},
+    {"random", test_randoms},
+    {"sort", test_sorts},
+    {"indexing", test_indexing},
+    {"matmul", test_matmuls},
+};
+
 int main(void) {
   const char *expect = getenv("DLX_ZE_EXPECT_SUBGROUPS"), *il = getenv("DLX_ZE_KERNEL_IL");
   size_t subgroup;
@@ -51,17 +69,16 @@ int main(void) {
     fprintf(stderr, "DLX_ZE_EXPECT_SUBGROUPS=1, but the reductions ran without sub-groups\n");
     check_failures++;
   }
-  test_copies();
-  test_reductions();
-  test_elementwise_ops();
-  test_math_ulp();
-  test_stats();
-  test_along_dims();
-  test_randoms();
-  test_sorts();
-  test_indexing();
-  test_matmuls();
-  if (il == NULL || il[0] == '\0') test_reductions_per_subgroup_size();
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+    int before = check_count;
+    families[i].run();
+    printf("%s: %d checks\n", families[i].name, check_count - before);
+  }
+  if (il == NULL || il[0] == '\0') {
+    int before = check_count;
+    test_reductions_per_subgroup_size();
+    printf("pinned sub-group sizes: %d checks\n", check_count - before);
+  }
   close_device();
   return check_report("test_ze_kernels");
 }
