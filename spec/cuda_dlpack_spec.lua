@@ -12,7 +12,7 @@ describe("#gpu CUDA DLPack", function()
   local BUSY = 200000000
   local V13 = { 1, 3 }
 
-  require "spec.dlpack_device" ("cuda:0", it)
+  require "spec.dlpack_device" ("cuda:0", it, 2)
 
   it("says where its pinned and managed tensors live", function()
     local p = dlx.zeros({ 4 }, { device = "cuda_host" })

@@ -1,9 +1,10 @@
 --- DLPack exchange of a device's tensors: the device pair they report, zero-copy export (the
 --- view's strides and offset) and import (writes show through), exported memory that outlives
 --- its tensor, and dl_device copies to the CPU and from the CPU to the device. Used by
---- cuda_dlpack_spec.lua and oneapi_dlpack_spec.lua: require "spec.dlpack_device" (device, it)
---- inside a describe defines the tests (busted gives `it` to spec files, not to the modules they
---- require). CPU tensors are made with device = "cpu".
+--- cuda_dlpack_spec.lua and oneapi_dlpack_spec.lua: require "spec.dlpack_device" (device, it,
+--- dltype) inside a describe defines the tests (busted gives `it` to spec files, not to the
+--- modules they require); dltype is the DLPack device type the device's tensors must report (2
+--- for CUDA, 14 for oneapi). CPU tensors are made with device = "cpu".
 local h = require "spec.helper"
 local dlx = h.dlx
 local assert = require "luassert" -- specs get it as their assert; this module does not
@@ -11,9 +12,9 @@ local assert = require "luassert" -- specs get it as their assert; this module d
 local V13 = { 1, 3 }
 
 --- Registers the exchanges of `device` ("cuda:0", "oneapi:0") with `it`.
-return function(device, it)
+return function(device, it, dltype)
   local dev = dlx.device(device)
-  local name, pair = tostring(dev), { dev.dltype, dev.id }
+  local name, pair = tostring(dev), { dltype, dev.id }
   local second = name:gsub("%d+$", "1") -- the next device of the same kind, when there is one
 
   local function sample()
@@ -21,11 +22,12 @@ return function(device, it)
   end
 
   it("reports its device as (device type, id)", function()
+    assert.equal(dltype, dev.dltype)
     local t = sample()
     assert.same(pair, { t:__dlpack_device() })
     assert.same(pair, { dlx.zeros({ 4 }, { device = device }):__dlpack_device() })
     if pcall(dlx.device, second) then
-      assert.same({ dev.dltype, 1 }, { t:to(second):__dlpack_device() })
+      assert.same({ dltype, 1 }, { t:to(second):__dlpack_device() })
     end
   end)
 

@@ -9,7 +9,7 @@ local has_cuda = pcall(dlx.device, "cuda:0")
 
 describe("oneapi DLPack #oneapi", function()
   if not h.has_device("oneapi:0", pending) then return end
-  require "spec.dlpack_device" ("oneapi:0", it)
+  require "spec.dlpack_device" ("oneapi:0", it, 14)
 
   local function sample()
     return dlx.arange(12, { dtype = "float32", device = "cpu" }):view{ 3, 4 }:to("oneapi:0")
