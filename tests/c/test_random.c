@@ -181,10 +181,25 @@ static void generator_and_views(void) {
   r.a = 2;
   r.b = 1;
   CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "uniform_", &err), DLX_VALUE_ERROR);
+  /* integers into a float dtype (random_): exactly, and only where every one is exact */
   r.kind = DLX_RANDOM_INT;
-  r.low = 0;
+  r.low = -3;
   r.range = 10;
-  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "randint", &err), DLX_TYPE_ERROR);
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), 0);
+  bad = 0;
+  for (int i = 0; i < 15; i++) {
+    double v = ((double *)t.buffer->data)[i];
+    bad += v != (double)(int64_t)v || v < -3 || v > 6;
+  }
+  CHECK_EQ_INT(bad, 0);
+  r.low = 0;
+  r.range = (UINT64_C(1) << 53) + 2; /* 2^53 + 1 is not a float64 */
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), DLX_VALUE_ERROR);
+  r.range = (UINT64_C(1) << 53) + 1;
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), 0);
+  r.kind = DLX_RANDOM_EXPONENTIAL;
+  r.a = 0; /* lambda must be > 0 */
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "exponential_", &err), DLX_VALUE_ERROR);
   dlx_tensor_close(&t);
   dlx_tensor_close(&tt);
   dlx_tensor_close(&flat);
