@@ -32,7 +32,9 @@ DLX_SHARED double dlx_rng_open_unit(dlx_philox_block b, int lane, int wide) {
 }
 
 /* 2^k as a double, for -1022 <= k <= 1023. */
-DLX_SHARED double dlx_rng_pow2(int64_t k) { return dlx_rng_bits_double((uint64_t)(k + 1023) << 52); }
+DLX_SHARED double dlx_rng_pow2(int64_t k) {
+  return dlx_rng_bits_double((uint64_t)(k + 1023) << 52);
+}
 
 /* e^x with +, -, *, / only: x = k ln 2 + r, k the nearest integer to x / ln 2 and r by Cody and
  * Waite's two-part ln 2 (k ln2_hi is exact), |r| <= 0.35; e^r by its Taylor series to r^14
@@ -283,7 +285,8 @@ DLX_SHARED void dlx_mn_offer(DLX_RNG_GLOBAL double *keys, DLX_RNG_GLOBAL int64_t
 }
 
 /* Sorts the heap's pairs highest first (heapsort) and makes the positions 1-based. */
-DLX_SHARED void dlx_mn_sort(DLX_RNG_GLOBAL double *keys, DLX_RNG_GLOBAL int64_t *pos, int64_t size) {
+DLX_SHARED void dlx_mn_sort(DLX_RNG_GLOBAL double *keys, DLX_RNG_GLOBAL int64_t *pos,
+                            int64_t size) {
   for (int64_t end = size - 1; end > 0; end--) {
     double key = keys[0];
     int64_t p = pos[0];
@@ -312,20 +315,20 @@ DLX_SHARED int64_t dlx_mn_cdf(DLX_RNG_GLOBAL const float *w32, DLX_RNG_GLOBAL co
 }
 
 /* Draw e (row-major over the [rows, n] result) with replacement: u of 53 bits from lane e % 2 of
- * block offset + e / 2, and the first position j whose cdf[j] > u cdf[k - 1] (a binary search),
- * or `last` where rounding leaves none; 0-based. */
+ * block offset + e / 2, and the first position j whose cdf[j] > u cdf[k - 1] (the count of
+ * cdf's values <= it: cdf never decreases), or `last` where rounding leaves none; 0-based. The
+ * search halves its range without branches on the values. */
 DLX_SHARED int64_t dlx_mn_search(DLX_RNG_GLOBAL const double *cdf, int64_t k, int64_t last,
                                  double u) {
   double x = u * cdf[k - 1];
-  int64_t lo = 0, hi = k;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (cdf[mid] > x)
-      hi = mid;
-    else
-      lo = mid + 1;
+  int64_t base = 0, n = k;
+  while (n > 1) {
+    int64_t step = n / 2;
+    base = cdf[base + step] <= x ? base + step : base;
+    n -= step;
   }
-  return lo < k ? lo : last;
+  base += cdf[base] <= x;
+  return base < k ? base : last;
 }
 
 DLX_SHARED double dlx_mn_unit(uint64_t seed, uint64_t offset, int64_t e) {

@@ -14,7 +14,8 @@ _Static_assert(DLX_RANDOM_UNIFORM == DLX_RNG_UNIFORM && DLX_RANDOM_NORMAL == DLX
                    DLX_RANDOM_EXPONENTIAL == DLX_RNG_EXPONENTIAL &&
                    DLX_RANDOM_CAUCHY == DLX_RNG_CAUCHY &&
                    DLX_RANDOM_LOG_NORMAL == DLX_RNG_LOG_NORMAL &&
-                   DLX_RANDOM_GEOMETRIC == DLX_RNG_GEOMETRIC && DLX_RANDOM_POISSON == DLX_RNG_POISSON,
+                   DLX_RANDOM_GEOMETRIC == DLX_RNG_GEOMETRIC &&
+                   DLX_RANDOM_POISSON == DLX_RNG_POISSON,
                "dlx_random_kind numbers the kinds as philox.h does");
 
 void dlx_generator_seed(dlx_generator *g, uint64_t seed) {
@@ -237,8 +238,8 @@ static int param_tensor(dlx_tensor *out, const dlx_tensor *p, const dlx_tensor *
   int rc = dlx_buffer_check(p->buffer, err);
   if (rc != 0) return rc;
   if (!dlx_device_equal(dlx_tensor_device(p), dlx_tensor_device(t)))
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s: %s is on %s, the result on %s; copy it first",
-                    name, rule->what, dlx_device_format(dlx_tensor_device(p), d1, sizeof d1),
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s: %s is on %s, the result on %s; copy it first", name,
+                    rule->what, dlx_device_format(dlx_tensor_device(p), d1, sizeof d1),
                     dlx_device_format(dlx_tensor_device(t), d2, sizeof d2));
   if (!is_real(p->dtype))
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: %s has dtype %s, not a real one", name, rule->what,
@@ -445,9 +446,9 @@ int dlx_multinomial(dlx_tensor *out, dlx_generator *g, const dlx_tensor *weights
   rows = weights->ndim == 2 ? weights->shape[0] : 1;
   shape[0] = rows;
   shape[1] = n;
-  rc = dlx_tensor_empty_memory(out, weights->ndim == 2 ? shape : shape + 1, weights->ndim,
-                               DLX_INT64, dlx_tensor_device(weights), dlx_tensor_memory(weights),
-                               err);
+  rc =
+      dlx_tensor_empty_memory(out, weights->ndim == 2 ? shape : shape + 1, weights->ndim, DLX_INT64,
+                              dlx_tensor_device(weights), dlx_tensor_memory(weights), err);
   if (rc != 0 || rows == 0) return rc;
   rc = weights_2d(&w2, weights, rows, k, err);
   if (rc == 0) {

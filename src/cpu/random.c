@@ -20,9 +20,9 @@ typedef struct random_job {
   const dlx_random_request *r;
   char *data;
   dlx_dtype dtype;
-  int64_t n; /* elements */
-  int lanes; /* elements per block (POISSON: 1, a counter each) */
-  int bits;  /* float dtypes: random bits of a uniform */
+  int64_t n;             /* elements */
+  int lanes;             /* elements per block (POISSON: 1, a counter each) */
+  int bits;              /* float dtypes: random bits of a uniform */
   const double *pa, *pb; /* per-element parameters, or NULL */
   const dlx_cpu_random_batch *batch;
 } random_job;
@@ -57,10 +57,10 @@ typedef struct random_job {
       dlx_philox_block blk = blocks[(e - e0) / L];                                                 \
       int lane = (int)((e - e0) % L);                                                              \
       STORE(T, e,                                                                                  \
-            kind == DLX_RNG_INT                                                                    \
-                ? to_##name##_from_i(dlx_rng_int(blk, lane, low, range))                           \
-                : to_##name##_from_d(dlx_rng_draw(kind, blk, lane, bits, wide,                     \
-                                                  pa != NULL ? pa[e] : a, pb != NULL ? pb[e] : b)));  \
+            kind == DLX_RNG_INT ? to_##name##_from_i(dlx_rng_int(blk, lane, low, range))           \
+                                : to_##name##_from_d(dlx_rng_draw(kind, blk, lane, bits, wide,     \
+                                                                  pa != NULL ? pa[e] : a,          \
+                                                                  pb != NULL ? pb[e] : b)));       \
     }                                                                                              \
     break;
 
@@ -137,8 +137,8 @@ static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int
   uint64_t range = r->range;
   double a = r->a, b = r->b;
   char *data = j->data;
-  if ((kind != DLX_RNG_UNIFORM && kind != DLX_RNG_NORMAL && kind != DLX_RNG_INT) ||
-      j->pa != NULL || j->pb != NULL ||
+  if ((kind != DLX_RNG_UNIFORM && kind != DLX_RNG_NORMAL && kind != DLX_RNG_INT) || j->pa != NULL ||
+      j->pb != NULL ||
       (kind == DLX_RNG_INT && dlx_dtype_kind(j->dtype) != DLX_KIND_INT &&
        dlx_dtype_kind(j->dtype) != DLX_KIND_UINT)) {
     store_cast(j, blocks, e0, e1);
@@ -230,7 +230,8 @@ int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_
   j.pb = r->tb != NULL ? (const double *)r->tb->buffer->data + r->tb->offset : NULL;
   blocks = (j.n + j.lanes - 1) / j.lanes;
   /* a Poisson element may take many tries: smaller grains */
-  dlx_cpu_parallel_for(blocks, r->kind == DLX_RANDOM_POISSON ? 256 : dlx_cpu_grain_items(16 * j.lanes),
+  dlx_cpu_parallel_for(blocks,
+                       r->kind == DLX_RANDOM_POISSON ? 256 : dlx_cpu_grain_items(16 * j.lanes),
                        fill_blocks, &j);
   return 0;
 }

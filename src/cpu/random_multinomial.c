@@ -31,7 +31,7 @@ typedef struct mn_job {
 /* A row's scratch: the heap's keys (n) or the cdf (k), and a chunk's blocks and exponentials. */
 typedef struct mn_scratch {
   double *values;
-  double *e;                 /* CHUNK + 2 */
+  double *e;                /* CHUNK + 2 */
   dlx_philox_block *blocks; /* CHUNK / 2 + 1 */
 } mn_scratch;
 
@@ -109,8 +109,8 @@ static void rows_range(void *ctx, int64_t begin, int64_t end) {
   mn_job *j = ctx;
   size_t values = (size_t)(j->replacement ? j->k : j->n);
   mn_scratch s;
-  char *mem = malloc((values + CHUNK + 2) * sizeof(double) +
-                     (CHUNK / 2 + 1) * sizeof(dlx_philox_block));
+  char *mem =
+      malloc((values + CHUNK + 2) * sizeof(double) + (CHUNK / 2 + 1) * sizeof(dlx_philox_block));
   if (mem == NULL) {
     atomic_store(&j->failed, true);
     return;

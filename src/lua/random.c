@@ -219,8 +219,7 @@ static int push_filled(lua_State *L, const int64_t *shape, int32_t ndim, int opt
     dlxl_error(L, DLX_TYPE_ERROR, "%s: dtype %s is not an integer dtype", fname,
                dlx_dtype_info_of(dtype)->name);
   /* view is written only on success: after a failure out is still a closed tensor */
-  do
-    rc = dlx_tensor_empty_memory(&view, shape, ndim, dtype, p.device, p.memory, &err);
+  do rc = dlx_tensor_empty_memory(&view, shape, ndim, dtype, p.device, p.memory, &err);
   while (dlxl_reclaim(L, rc, &retried, NULL));
   dlxl_check(L, rc, &err);
   dlxl_settensor(L, out, &view);
@@ -441,8 +440,7 @@ static int api_bernoulli(lua_State *L) {
   dlx_random_request r = {.kind = DLX_RANDOM_BERNOULLI};
   check_param(L, 1, 0, true, "bernoulli: p", &pview, &r.ta, &r.a);
   if (r.ta == NULL) return push_random(L, 2, 3, "bernoulli", DLX_FLOAT32, &r);
-  return push_filled(L, r.ta->shape, r.ta->ndim, 2, "bernoulli", float_or_float32(r.ta), r.ta,
-                     &r);
+  return push_filled(L, r.ta->shape, r.ta->ndim, 2, "bernoulli", float_or_float32(r.ta), r.ta, &r);
 }
 
 /* dlx.poisson(rates[, opts]): a Poisson count of each rate, of the rates' shape, dtype and

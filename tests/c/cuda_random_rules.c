@@ -73,15 +73,18 @@ static void fills(void) {
   dlx_tensor probs = params(40001, 0, 1), rates = params(40001, 0, 40);
   for (int d = 0; d < 4; d++) {
     dlx_dtype f = floats[d];
-    compare((dlx_random_request){
-                .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = offset, .a = 0, .b = 1},
-            f);
-    compare((dlx_random_request){
-                .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = 1, .a = -7, .b = 0.5},
-            f);
-    compare((dlx_random_request){
-                .kind = DLX_RANDOM_NORMAL, .seed = 3, .offset = offset, .a = 2, .b = 0.125},
-            f);
+    compare(
+        (dlx_random_request){
+            .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = offset, .a = 0, .b = 1},
+        f);
+    compare(
+        (dlx_random_request){
+            .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = 1, .a = -7, .b = 0.5},
+        f);
+    compare(
+        (dlx_random_request){
+            .kind = DLX_RANDOM_NORMAL, .seed = 3, .offset = offset, .a = 2, .b = 0.125},
+        f);
     compare((dlx_random_request){.kind = DLX_RANDOM_NORMAL, .seed = 4, .ta = &means, .tb = &stds},
             f);
     compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 5, .a = 0.3}, f);
@@ -92,8 +95,7 @@ static void fills(void) {
     compare((dlx_random_request){.kind = DLX_RANDOM_GEOMETRIC, .seed = 9, .a = log1p(-0.01)}, f);
     compare((dlx_random_request){.kind = DLX_RANDOM_POISSON, .seed = 10, .ta = &rates}, f);
     compare((dlx_random_request){.kind = DLX_RANDOM_POISSON, .seed = 11, .a = 1e6}, f);
-    compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 12, .low = -5, .range = 200},
-            f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 12, .low = -5, .range = 200}, f);
   }
   compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 13, .ta = &probs}, DLX_BOOL);
   compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 13, .a = 0.5}, DLX_UINT8);
@@ -101,8 +103,7 @@ static void fills(void) {
           DLX_INT16); /* saturates */
   compare((dlx_random_request){.kind = DLX_RANDOM_GEOMETRIC, .seed = 14, .a = log1p(-0.5)},
           DLX_INT64);
-  compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 15, .low = 0, .range = 2},
-          DLX_BOOL);
+  compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 15, .low = 0, .range = 2}, DLX_BOOL);
   compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = seed, .low = -128, .range = 256},
           DLX_INT8);
   compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = seed, .low = 0, .range = 65535},
@@ -132,10 +133,10 @@ static dlx_tensor weights(int64_t rows, int64_t k, dlx_dtype dtype) {
   CHECK(dlx_tensor_empty(&t, shape, 2, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
   for (int64_t i = 0; i < rows * k; i++) {
     double w = next_random() % 3 == 0 ? 0 : (double)(next_random() % 1000) / 7;
-    if (i / k == 3 && i % k == k / 2) w = -1;  /* row 4: a negative weight */
-    if (i / k == 5) w = 0;                     /* row 6: all zero */
-    if (i / k == 7 && i % k == 0) w = NAN;     /* row 8: NaN */
-    if (i / k == 9) w = i % k < 2 ? 1 : 0;     /* row 10: two positive weights only */
+    if (i / k == 3 && i % k == k / 2) w = -1; /* row 4: a negative weight */
+    if (i / k == 5) w = 0;                    /* row 6: all zero */
+    if (i / k == 7 && i % k == 0) w = NAN;    /* row 8: NaN */
+    if (i / k == 9) w = i % k < 2 ? 1 : 0;    /* row 10: two positive weights only */
     if (dtype == DLX_FLOAT64)
       ((double *)t.buffer->data)[i] = w;
     else
