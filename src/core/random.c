@@ -73,7 +73,7 @@ static bool is_real(dlx_dtype dtype) {
   return dtype == DLX_BOOL || is_integer(dtype) || dlx_random_float_bits(dtype) != 0;
 }
 
-/* The kinds' names in messages and the dtypes they fill. */
+/* The dtypes a kind fills, in words, for messages. */
 static const char *kind_dtypes(dlx_random_kind kind) {
   switch (kind) {
   case DLX_RANDOM_INT:
