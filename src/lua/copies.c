@@ -1,7 +1,15 @@
 /* copies.c -- tensor methods that copy: clone, contiguous, to, astype, copy_ and fill_. */
+#include "lua/copies.h"
+
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* Pushes a new C-contiguous copy of t (a view of u) as dtype on device, in memory of that kind. */
 static int push_clone_in(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,

@@ -3,9 +3,17 @@
  * positional forms of dlx.core (core.empty(shape, dtype, device, usm), ...) that C tests use. A
  * missing dtype is float32 for empty, zeros and ones, and is inferred from the values for full,
  * arange and tensor. usm picks the kind of memory of oneapi tensors (nil: device memory). */
+#include "lua/create.h"
+
 #include <math.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 dlxl_tensor *dlxl_pushempty(lua_State *L, const dlxl_tensor *src, const int64_t *shape,
                             int32_t ndim, dlx_dtype dtype, DLDevice device, dlx_memory memory,

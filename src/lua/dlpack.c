@@ -2,7 +2,16 @@
  * t:__dlpack{...} and t:__dlpack_device() (the core's dlx_export applies the rules), and the
  * consumer side, dlx.from_dlpack. The consumer takes dlx's own tensors and capsules here, in C;
  * any other producer is asked for a capsule by lua/dlx/dlpack.lua, under the whole protocol. */
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/capsule.h"
+#include "lua/copies.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/state.h"
+#include "lua/stream.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* ---- t:__dlpack(opts) */
 

@@ -1,12 +1,17 @@
-/* indexing.c -- t[key] and t[key] = v (the tensor metatable's __index and __newindex hand
- * non-string keys here), and the methods index_select, gather, scatter_, index_add_,
+/* indexing.c -- t[key] and t[key] = v (the tensor metatable's __index and __newindex: a string
+ * key names a method or a property), and the methods index_select, gather, scatter_, index_add_,
  * masked_select, masked_fill_ and nonzero.
  *
  * Keys follow Torch7: an integer i (1-based, negative from the end) selects along dim 1 (a Lua
  * value for a 1-D tensor); a table {i, {first, last, step}, {}} selects, slices or keeps each
  * leading dim in turn; a bool tensor is a mask. Reading t[#t + 1] gives nil, so that ipairs(t)
  * stops there; any other index out of range is a ValueError. */
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
+#include "lua/views.h"
 
 /* What a table key does to one dim of the tensor. */
 typedef struct index_step {
@@ -174,7 +179,7 @@ static void checkkeytype(lua_State *L) {
 }
 
 /* t[key] for keys that are not strings. */
-int dlxl_index_get(lua_State *L) {
+static int index_get(lua_State *L) {
   dlx_tensor tv, mv, made;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv), *mask = tomask(L, 2, &mv);
   dlx_scalar value;
@@ -203,7 +208,7 @@ int dlxl_index_get(lua_State *L) {
 }
 
 /* t[key] = value for keys that are not strings: a Lua value fills, a tensor is copied in. */
-int dlxl_index_set(lua_State *L) {
+static int index_set(lua_State *L) {
   dlx_tensor tv, mv, sv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv), *mask = tomask(L, 2, &mv), *src = NULL;
   dlx_scalar value;
@@ -227,6 +232,39 @@ int dlxl_index_set(lua_State *L) {
   dlxl_check(L, rc, &err);
   return 0;
 }
+
+/* __index: a method (upvalue 1 is the method table), else a property, else nil; keys that are
+ * not strings index the tensor. Upvalue 2 is the metatable. Upvalue 1 is not the state: the
+ * helpers this calls find it in the registry when they need it. */
+int dlxl_tensor_index(lua_State *L) {
+  dlxl_property push;
+  dlx_tensor view;
+  void *p;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  if (lua_type(L, 2) != LUA_TSTRING) return index_get(L);
+  push = dlxl_findproperty(lua_tostring(L, 2));
+  if (push == NULL) return 1;
+  /* the result is the top value: what lies below it on the stack does not matter */
+  p = lua_touserdata(L, 1);
+  if (p == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+    return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
+  push(L, dlxl_getview(dlxl_checkopen(L, p), &view));
+  return 1;
+}
+
+static int tensor_newindex(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING) return index_set(L);
+  return dlxl_error(L, DLX_TYPE_ERROR,
+                    "cannot set field '%s' of a tensor: its properties are "
+                    "read-only and it has no other fields",
+                    luaL_tolstring(L, 2, NULL));
+}
+
+const luaL_Reg dlxl_indexing_metamethods[] = {
+    {"__newindex", tensor_newindex},
+    {NULL, NULL},
+};
 
 /* ---- methods */
 

@@ -5,7 +5,13 @@
 #include <string.h>
 
 #include "core/promote.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/copies.h"
+#include "lua/create.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* Raises err after closing made (or NULL), the result this call was filling: a failed call
  * leaves no half-made tensor open. */

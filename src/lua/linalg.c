@@ -5,7 +5,13 @@
 #include <stdio.h>
 
 #include "core/linalg.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/state.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* ValueError unless t has ndim dims; `which` names the operand. */
 static void need_ndim(lua_State *L, const char *name, const char *which, const dlx_tensor *t,

@@ -6,7 +6,13 @@
 #include <time.h>
 
 #include "core/random.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/create.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 #define GENERATOR "dlx.Generator"
 

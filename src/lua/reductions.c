@@ -4,7 +4,11 @@
 #include <math.h>
 
 #include "core/stats.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 static int reduce(lua_State *L, dlx_reduce_op op) {
   dlx_tensor view, made;

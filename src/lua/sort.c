@@ -3,7 +3,11 @@
 #include <stdio.h>
 
 #include "core/sort.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* The dim at idx (the last one when nil) of t, 0-based; a 0-d tensor sorts as one element. */
 static int32_t check_sort_dim(lua_State *L, int idx, const dlx_tensor *t) {

@@ -2,11 +2,18 @@
  * nested tables, and t:totable(). Elements cross in C through a host tensor of the "wide" dtype
  * of their kind (bool, int64, uint64, float64, complex128); the core casts from there. Complex
  * values are tables {re = x, im = y}. */
+#include "lua/values.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* ---- scalars */
 

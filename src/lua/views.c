@@ -1,6 +1,11 @@
 /* views.c -- tensor methods that make views (no copy; reshape copies when it must). Dims and
  * indices arrive 1-based, negative from the end, and go to the core 0-based. */
-#include "lua/binding.h"
+#include "lua/views.h"
+
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* A 1-based or negative index into a dim of the given size, as a 0-based index. */
 static int64_t checkindex(lua_State *L, int idx, int32_t dim, int64_t size) {
