@@ -9,6 +9,7 @@
 #include "lua/copies.h"
 #include "lua/create.h"
 #include "lua/errors.h"
+#include "lua/result.h"
 #include "lua/tables.h"
 #include "lua/tensor.h"
 #include "lua/values.h"

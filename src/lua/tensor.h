@@ -5,7 +5,8 @@
  * that size for every small temporary is memory the collector counts, paces itself by and
  * sweeps. Core calls take a dlx_tensor: dlxl_getview copies a userdata into one, a borrowed view
  * (no reference of its own) that stays valid while the userdata is open and on the stack (an
- * open userdata's fields never change); dlxl_settensor moves a core result into a userdata. */
+ * open userdata's fields never change); dlxl_settensor moves a core result into a userdata
+ * (result.h wraps the whole of a call that makes one). */
 #ifndef DLX_LUA_TENSOR_H
 #define DLX_LUA_TENSOR_H
 
