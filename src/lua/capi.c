@@ -1,6 +1,7 @@
 /* capi.c -- the host C API of include/dlx.h: dlx_push_capsule* (host -> Lua),
  * dlx_to_dlpack* (Lua -> host) and dlx_tensor_view, also published to other C modules as the
- * dlx_capi table (borrow.c has the loans and dlx_push_tensor, exchange.c the exchange table).
+ * dlx_capi table (by module.c; borrow.c has the loans and dlx_push_tensor, exchange.c the
+ * exchange table).
  *
  * None of them raises: the work runs inside lua_pcall of a C function that gets its arguments
  * as light userdata, and ownership moves as the last step of that function, when nothing can
