@@ -11,7 +11,14 @@
 #include "core/ops.h"
 #include "core/promote.h"
 #include "core/random.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/create.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 #define GENERATOR "dlx.Generator"
 
@@ -207,22 +214,14 @@ static int push_filled(lua_State *L, const int64_t *shape, int32_t ndim, int opt
                        dlx_random_request *r) {
   dlxl_placement p;
   dlx_generator *g = check_opts_like(L, opts_idx, fname, true, &p, like);
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
   dlx_tensor view;
-  dlx_error err;
-  bool retried = false;
-  int rc;
   dlx_dtype dtype = p.dtype >= 0 ? (dlx_dtype)p.dtype : def;
   dlx_kind kind = dlx_dtype_kind(dtype);
   /* randint makes integers only (random_ fills floats and bool with them too) */
   if (r->kind == DLX_RANDOM_INT && kind != DLX_KIND_INT && kind != DLX_KIND_UINT)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: dtype %s is not an integer dtype", fname,
                dlx_dtype_info_of(dtype)->name);
-  /* view is written only on success: after a failure out is still a closed tensor */
-  do rc = dlx_tensor_empty_memory(&view, shape, ndim, dtype, p.device, p.memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &view);
+  dlxl_tensor *out = dlxl_pushempty(L, NULL, shape, ndim, dtype, p.device, p.memory, &view);
   fill(L, g, out, &view, out, r, fname);
   dlxl_gcdebt(L, dlx_tensor_nbytes(&view));
   return 1;
@@ -267,19 +266,14 @@ static int api_randperm(lua_State *L) {
   lua_Integer n = dlxl_checkinteger(L, 1, "randperm: n");
   dlxl_placement p;
   dlx_generator *g = check_opts(L, 2, "randperm", true, &p);
-  dlxl_tensor *out = dlxl_newtensor(L, 1);
-  dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
+  dlxl_result_begin(L, &r, 1, NULL);
   do
-    rc = dlx_randperm(&made, g, (int64_t)n, p.dtype >= 0 ? (dlx_dtype)p.dtype : DLX_INT64, p.device,
-                      p.memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+    rc = dlx_randperm(&r.made, g, (int64_t)n, p.dtype >= 0 ? (dlx_dtype)p.dtype : DLX_INT64,
+                      p.device, p.memory, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static double check_number(lua_State *L, int idx, double def, const char *what) {
