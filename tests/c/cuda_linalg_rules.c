@@ -1,7 +1,8 @@
 /* cuda_linalg_rules.c -- the CUDA backend's decompositions (src/cuda/linalg_plan.h: the solver
  * calls and dlx's own ops around them) run on the CPU, without a GPU: the solver is LAPACK
- * through LAPACKE, called as the plan calls cuSOLVER (getrf, getrs, potrf, geqrf, orgqr/ungqr,
- * gesvd, syevd/heevd, trtrs standing for trsm), with every matrix's leading dim and size checked
+ * through LAPACKE (but getrf of small real matrices is the CPU backend's own getf2, as its entry
+ * calls it), called as the plan calls cuSOLVER (getrf, getrs, potrf, geqrf, orgqr/ungqr, gesvd,
+ * syevd/heevd, trtrs standing for trsm), with every matrix's leading dim and size checked
  * against its view. Each dlx.linalg function runs twice through the core, once with the CPU
  * backend's linalg entry and once with the plan, over random batches, sizes, dtypes, singular,
  * non positive definite, non-finite matrices and bad pivots; results must agree (within a
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "core/core.h"
 #include "core/linalg_decomp.h"
+#include "cpu/lu_small.h"
 #include "cuda/linalg_plan.h"
 
 static dlx_backend rules_backend;
@@ -58,10 +60,20 @@ static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i);
     dlx_dtype t = a->dtype;
-    lapack_int r = BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv));
+    bool small = m <= DLX_CPU_LU_SMALL && n <= DLX_CPU_LU_SMALL;
+    lapack_int r;
+    /* A small real matrix: the CPU's own getf2 (src/cpu/lu_small.c), which its entry calls in
+     * LAPACK's place. Whether a matrix singular in exact arithmetic (a SINGULAR case) gets an
+     * exactly zero pivot depends on the order of the operations, so both sides use one. */
+    if (small && t == DLX_FLOAT32)
+      r = dlx_cpu_getrf_small_f32(p, m, n, piv);
+    else if (small && t == DLX_FLOAT64)
+      r = dlx_cpu_getrf_small_f64(p, m, n, piv);
+    else
+      r = BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
+                  LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
+                  LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
+                  LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv));
     if (r < 0) return lapack_failed("getrf", r, err);
     if (info != NULL) info[i] = r;
     for (int q = 0; q < mn; q++) ((int64_t *)nth(ipiv, i))[q] = piv[q];
