@@ -202,7 +202,8 @@ typedef enum dlx_linalg_op {
    * zero; ints (int64 vector, len 1) the rank; vecs[0] (real, min(m, n)) the singular values;
    * vecs[1] (real, k), when m > n, the squared 2-norm of each column's residual (the sum of
    * |b[i][j]|^2 over rows n + 1 .. m of the transformed b, valid when the rank is n). Fails
-   * when the SVD does not converge. */
+   * when the SVD does not converge. A backend may solve full-rank matrices through QR instead
+   * and say so in lstsq_qr (below). */
   DLX_LINALG_LSTSQ,
   /* a (n x n) triangular, upper with DLX_LINALG_UPPER (else lower; the other triangle is not
    * read), its diagonal taken as ones with DLX_LINALG_UNIT; b (n x k) -> X in b, A X = B.
@@ -238,6 +239,12 @@ typedef struct dlx_linalg_request {
    * and it is no failure. */
   int64_t bad_batch; /* out: the first failing matrix, -1 when none */
   int64_t bad_info;  /* out: its LAPACK info */
+  /* out, LSTSQ: set by a backend that solved through QR (CUDA) rather than gelsd. It computed
+   * no singular values (the core returns s as an empty tensor, vecs[0] is not written), each
+   * rank is min(m, n) (0 for a non-finite matrix), and a failure is a matrix it takes as
+   * rank-deficient: bad_info is the 1-based place of the first element on R's diagonal whose
+   * magnitude is at most rcond times the largest there. */
+  bool lstsq_qr;
 } dlx_linalg_request;
 
 typedef struct dlx_backend {
