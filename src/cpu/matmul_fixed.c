@@ -13,9 +13,11 @@
  *   float32 product in one register; two rows of a float64 one, or of a 6 x 6 float32 one);
  *   a 6 x 6 float64 row fills six lanes, a[i][l] broadcast from memory;
  * - AVX2 keeps a row of c a register (two rows of a 4 x 4 float32 product), a[i][l] broadcast.
- * Loads and stores stay inside the element's matrices: masked with AVX-512; with AVX2 the last
- * row of b is loaded from a few elements earlier and shifted down, and the rows of c are stored
- * in order, each store's lanes past its row rewritten by the next row's store.
+ * Loads and stores stay inside the element's matrices, without masks (masked ones that miss the
+ * cache made the 6 x 6 float32 kernel three times slower on Zen 5): the last values are loaded
+ * from a few places earlier and shifted down (or picked by a permute), and the rows of c are
+ * stored in order, each store's lanes past its row rewritten by the next row's store, the last
+ * row in pieces.
  *
  * Operands that are not packed (a transposed or padded a or b, which the core passes as they
  * are, any c the backend contract allows) are copied element by element into packed matrices
