@@ -240,6 +240,7 @@ bool dlxl_reclaim(lua_State *L, int rc, bool *retried, const dlxl_tensor *src);
 extern const luaL_Reg dlxl_create_funcs[];   /* create.c */
 extern const luaL_Reg dlxl_tensor_methods[]; /* tensor.c */
 extern const luaL_Reg dlxl_view_methods[];   /* views.c */
+extern const luaL_Reg dlxl_view_funcs[];     /* views.c: dlx.shares_memory, may_share_memory */
 /* views.c: a slice's 1-based inclusive first and last clamped into a dim of size `size` for
  * the direction of step (not 0), and a step longer than the dim shortened to it. */
 void dlxl_clamp_range(int64_t size, int64_t *first, int64_t *last, int64_t *step);

@@ -143,6 +143,8 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_joining_funcs, 1);
   lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_view_funcs, 1);
+  lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_construct_funcs, 1);
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_linalg_funcs, 1);
