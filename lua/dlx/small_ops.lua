@@ -19,16 +19,20 @@ function M.install(dlx, core)
     end
   end
 
+  -- An integer (2.0 too, as the C functions take it): TypeError for other types, ValueError for
+  -- other numbers.
   local function check_integer(name, v, what)
-    if math.type(v) ~= "integer" then
-      raise("TypeError", "%s: %s must be an integer, not %s", name, what, tostring(v))
+    if type(v) ~= "number" then
+      raise("TypeError", "%s: %s must be an integer, not a %s", name, what, type(v))
     end
-    return v
+    local i = math.tointeger(v)
+    if i == nil then raise("ValueError", "%s: %s must be an integer, got %s", name, what, v) end
+    return i
   end
 
   -- A 1-based or negative dim of an ndim-d tensor, as a 1-based dim.
   local function check_dim(name, d, ndim)
-    check_integer(name, d, "dim")
+    d = check_integer(name, d, "dim")
     if d >= 1 and d <= ndim then return d end
     if d < 0 and d >= -ndim then return ndim + d + 1 end
     raise("ValueError", "%s: dim %d out of range for a %d-d tensor (expected -%d..%d, not 0)",
@@ -37,7 +41,7 @@ function M.install(dlx, core)
 
   -- A dim or a list of dims, as a list of distinct 1-based dims.
   local function check_dims(name, dims, ndim, what)
-    if math.type(dims) == "integer" then dims = { dims } end
+    if type(dims) == "number" then dims = { dims } end
     if type(dims) ~= "table" then
       raise("TypeError", "%s: %s must be a dim or a list of dims, not %s", name, what,
         tostring(dims))
@@ -187,11 +191,11 @@ function M.install(dlx, core)
       return roll_dim(t:reshape({ t.numel }), shifts, 1):reshape(t.shape)
     end
     if t.ndim == 0 then raise("ValueError", "roll: a 0-d tensor has no dims to roll along") end
-    local list = math.type(shifts) == "integer" and { shifts } or shifts
+    local list = type(shifts) == "number" and { shifts } or shifts
     if type(list) ~= "table" then
       raise("TypeError", "roll: shifts must be an integer or a list, not %s", tostring(shifts))
     end
-    local dlist = math.type(dims) == "integer" and { dims } or dims
+    local dlist = type(dims) == "number" and { dims } or dims
     if type(dlist) ~= "table" then
       raise("TypeError", "roll: dims must be a dim or a list of dims, not %s", tostring(dims))
     end

@@ -139,7 +139,8 @@ static int64_t floor_div(int64_t a, int64_t b) {
 }
 static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
-/* The same elements with positive strides (an element set has no order) and no size-1 dims. */
+/* The same elements with positive strides (an element set has no order), without size-1 dims
+ * and stride-0 ones (which repeat the same elements). */
 static void to_span_set(span_set *s, const dlx_tensor *t, int64_t origin) {
   s->origin = origin;
   s->bits = dlx_dtype_bits(t->dtype);
@@ -147,7 +148,7 @@ static void to_span_set(span_set *s, const dlx_tensor *t, int64_t origin) {
   s->ndim = 0;
   for (int32_t d = 0; d < t->ndim; d++) {
     int64_t stride = t->strides[d];
-    if (t->shape[d] == 1) continue;
+    if (t->shape[d] == 1 || stride == 0) continue;
     if (stride < 0) {
       s->offset += stride * (t->shape[d] - 1);
       stride = -stride;
