@@ -187,8 +187,9 @@ function M.install(dlx, core)
   function Tensor.roll(t, shifts, dims)
     check_tensor("roll", t, "t")
     if dims == nil then
-      check_integer("roll", shifts, "shifts (without dims)")
-      return roll_dim(t:reshape({ t.numel }), shifts, 1):reshape(t.shape)
+      local flat = t:reshape({ t.numel })
+      local rolled = roll_dim(flat, check_integer("roll", shifts, "shifts (without dims)"), 1)
+      return rolled == flat and t:clone() or rolled:reshape(t.shape)
     end
     if t.ndim == 0 then raise("ValueError", "roll: a 0-d tensor has no dims to roll along") end
     local list = type(shifts) == "number" and { shifts } or shifts
@@ -244,9 +245,10 @@ function M.install(dlx, core)
   end
 
   local function check_p(name, p)
-    if type(p) ~= "number" or p ~= p then
-      raise("TypeError", "%s: p must be a number, not %s", name, tostring(p))
+    if type(p) ~= "number" then
+      raise("TypeError", "%s: p must be a number, not a %s", name, type(p))
     end
+    if p ~= p then raise("ValueError", "%s: p must not be NaN", name) end
     return p
   end
 
@@ -274,10 +276,10 @@ function M.install(dlx, core)
     end
     if t.ndim == 0 then raise("ValueError", "renorm: t must have at least 1 dim") end
     dim = check_dim("renorm", dim, t.ndim)
-    if type(maxnorm) ~= "number" or not (maxnorm >= 0) then
+    if type(maxnorm) ~= "number" or maxnorm ~= maxnorm or maxnorm < 0 then
       raise("ValueError", "renorm: maxnorm must be a number >= 0, got %s", tostring(maxnorm))
     end
-    if not (p > 0) then raise("ValueError", "renorm: p must be > 0, got %s", tostring(p)) end
+    if p <= 0 then raise("ValueError", "renorm: p must be > 0, got %s", tostring(p)) end
     local others = {}
     for d = 1, t.ndim do
       if d ~= dim then others[#others + 1] = d end
