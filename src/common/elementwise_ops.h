@@ -7,11 +7,11 @@
  * Ops compute in a "kernel dtype": bool, the integers, float32 (float16 and bfloat16 too: they
  * are widened on load and rounded once on store), float64, complex64 and complex128. The rules
  * (docs/elementwise.md): integers wrap (computed in unsigned types); floor_divide floors and
- * remainder has the divisor's sign, for floats as NumPy's divmod; shifts by a negative amount
- * or at least the width give 0, or -1 for a negative value shifted right; maximum and minimum
- * propagate NaN; round is half to even; on bools add and maximum are or, mul and minimum and.
- * Integer division by zero and negative integer powers never reach a kernel (the core refuses
- * them); they give 0 here rather than trap. */
+ * remainder has the divisor's sign, for floats as NumPy's divmod; fmod has the dividend's; shifts
+ * by a negative amount or at least the width give 0, or -1 for a negative value shifted right;
+ * maximum and minimum propagate NaN; round is half to even; on bools add and maximum are or, mul
+ * and minimum and. Integer division by zero and negative integer powers never reach a kernel (the
+ * core refuses them); they give 0 here rather than trap. */
 #ifndef DLX_COMMON_ELEMENTWISE_OPS_H
 #define DLX_COMMON_ELEMENTWISE_OPS_H
 
