@@ -148,6 +148,16 @@ describe("shares_memory, may_share_memory and is_set_to", function()
     assert.is_false(dlx.shares_memory(t:slice(1, 2, 2), b:slice(1, 3, 3)))
   end)
 
+  it("counts bytes for packed dtypes: fp4 neighbours share one", function()
+    local t = dlx.empty({ 8 }, { dtype = "float4_e2m1fn" })
+    assert.is_true(dlx.shares_memory(t:slice(1, 1, -1, 2), t:slice(1, 2, -1, 2)))
+    assert.is_false(dlx.shares_memory(t:slice(1, 1, 2), t:slice(1, 3, 4)))
+    assert.is_true(dlx.shares_memory(t:slice(1, 1, 3), t:slice(1, 4, 5))) -- byte 2 holds 3 and 4
+    local e = dlx.empty({ 8 }, { dtype = "float8_e4m3fn" })
+    assert.is_false(dlx.shares_memory(e:slice(1, 1, -1, 2), e:slice(1, 2, -1, 2)))
+    h.raises("ValueError", t.as_strided, t, { 1 }, { 1 }, 8)
+  end)
+
   it("gives up with a ValueError past max_work", function()
     local t = dlx.arange(4096):view{ 64, 64 }
     local a, b = t:slice(2, 1, 64, 2), t:slice(2, 2, 64, 2)
