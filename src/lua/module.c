@@ -139,9 +139,11 @@ static const luaL_Reg *const core_funcs[] = {
 /* dlx.core.api, which lua/dlx/init.lua puts in the dlx table as it is, and the elementwise
  * functions (dlxl_set_elementwise_funcs) */
 static const luaL_Reg *const api_funcs[] = {
-    dlxl_public_funcs,    dlxl_reduce_funcs, dlxl_npy_funcs,
-    dlxl_thread_funcs,    dlxl_random_funcs, dlxl_joining_funcs,
-    dlxl_construct_funcs, dlxl_linalg_funcs, NULL,
+    dlxl_public_funcs,    dlxl_reduce_funcs,
+    dlxl_npy_funcs,       dlxl_thread_funcs,
+    dlxl_random_funcs,    dlxl_joining_funcs,
+    dlxl_construct_funcs, dlxl_linalg_funcs,
+    dlxl_view_funcs,      NULL,
 };
 
 /* dlx.core.linalg, which lua/dlx/linalg.lua builds dlx.linalg from */

@@ -27,6 +27,7 @@ extern const luaL_Reg dlxl_random_funcs[];    /* random.c: manual_seed, Generato
 extern const luaL_Reg dlxl_joining_funcs[];   /* joining.c: dlx.cat, dlx.stack */
 extern const luaL_Reg dlxl_construct_funcs[]; /* construct.c: linspace, logspace, eye, *_like,
                                                  tril, triu */
+extern const luaL_Reg dlxl_view_funcs[];      /* views.c: dlx.shares_memory, may_share_memory */
 extern const luaL_Reg dlxl_linalg_funcs[];    /* linalg.c: matmul, mm, bmm, mv, dot, vdot, addmm,
                                                  baddbmm */
 

@@ -190,6 +190,8 @@ static void prop_device(lua_State *L, const dlx_tensor *t) {
   dlxl_pushdevice(L, dlx_tensor_device(t));
 }
 static void prop_readonly(lua_State *L, const dlx_tensor *t) { lua_pushboolean(L, t->readonly); }
+/* Elements from the buffer's start to the first element (as_strided's offset). */
+static void prop_offset(lua_State *L, const dlx_tensor *t) { lua_pushinteger(L, t->offset); }
 static void prop_usm(lua_State *L, const dlx_tensor *t) { dlxl_pushmemory(L, t); }
 
 /* Bytes per element: an integer, or 0.5 and 0.75 for the packed fp4 and fp6. */
@@ -208,7 +210,7 @@ static const struct {
     {"shape", prop_shape},   {"strides", prop_strides}, {"ndim", prop_ndim},
     {"numel", prop_numel},   {"dtype", prop_dtype},     {"itemsize", prop_itemsize},
     {"nbytes", prop_nbytes}, {"device", prop_device},   {"readonly", prop_readonly},
-    {"usm", prop_usm},
+    {"usm", prop_usm},       {"offset", prop_offset},
 };
 
 dlxl_property dlxl_findproperty(const char *key) {

@@ -2,6 +2,8 @@
  * indices arrive 1-based, negative from the end, and go to the core 0-based. */
 #include "lua/views.h"
 
+#include "core/ops.h"
+#include "core/strided.h"
 #include "lua/args.h"
 #include "lua/errors.h"
 #include "lua/result.h"
@@ -233,9 +235,117 @@ static int tensor_flip(lua_State *L) {
   return 1;
 }
 
+/* ---- unfold, as_strided, is_set_to; dlx.shares_memory, dlx.may_share_memory */
+
+/* t:unfold(dim, size, step): Torch7's windows of size elements, step apart, along dim. */
+static int tensor_unfold(lua_State *L) {
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
+  int32_t dim = dlxl_checkdim(L, 2, t->ndim);
+  int64_t size = (int64_t)dlxl_checkinteger(L, 3, "size");
+  int64_t step = (int64_t)dlxl_checkinteger(L, 4, "step");
+  dlxl_tensor *out = dlxl_newtensor(L, t->ndim + 1);
+  dlx_tensor made;
+  dlx_error err;
+  dlxl_check(L, dlx_unfold(&made, t, dim, size, step, &err), &err);
+  dlxl_settensor(L, out, &made);
+  return 1;
+}
+
+/* A list of ndim strides (integers of any sign), or one integer when ndim is 1. */
+static void check_strides(lua_State *L, int idx, int32_t ndim, int64_t *strides) {
+  size_t count;
+  if (lua_type(L, idx) == LUA_TNUMBER && ndim == 1) {
+    strides[0] = (int64_t)dlxl_checkinteger(L, idx, "stride");
+    return;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE)
+    dlxl_error(L, DLX_TYPE_ERROR, "as_strided: strides must be a table of integers, got %s",
+               dlxl_typename(L, idx));
+  count = lua_rawlen(L, idx);
+  if (count != (size_t)ndim)
+    dlxl_error(L, DLX_VALUE_ERROR, "as_strided: %zu strides for a shape of %d dims", count,
+               (int)ndim);
+  for (int32_t d = 0; d < ndim; d++) {
+    lua_rawgeti(L, idx, d + 1);
+    strides[d] = (int64_t)dlxl_checkinteger(L, -1, "stride");
+    lua_pop(L, 1);
+  }
+}
+
+/* t:as_strided(shape, strides[, offset]): a view of t's buffer; strides in elements, offset in
+ * elements from the buffer's start (default: t's own, t.offset). */
+static int tensor_as_strided(lua_State *L) {
+  dlx_tensor tv;
+  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], offset = t->offset;
+  int32_t ndim = dlxl_checkshape(L, 2, shape, false);
+  dlxl_tensor *out;
+  dlx_tensor made;
+  dlx_error err;
+  check_strides(L, 3, ndim, strides);
+  if (!lua_isnoneornil(L, 4)) offset = (int64_t)dlxl_checkinteger(L, 4, "offset");
+  out = dlxl_newtensor(L, ndim);
+  dlxl_check(L, dlx_as_strided(&made, t, shape, strides, ndim, offset, &err), &err);
+  dlxl_settensor(L, out, &made);
+  return 1;
+}
+
+/* t:is_set_to(b): Torch7's isSetTo, one buffer seen through the same dtype, offset, shape and
+ * strides. */
+static int tensor_is_set_to(lua_State *L) {
+  dlx_tensor av, bv;
+  const dlx_tensor *a = dlxl_checktensor(L, 1, &av), *b = dlxl_checktensor(L, 2, &bv);
+  lua_pushboolean(L, dlx_tensors_same_view(a, b));
+  return 1;
+}
+
+/* dlx.may_share_memory(a, b): the byte ranges of their elements meet on one device. */
+static int api_may_share_memory(lua_State *L) {
+  dlx_tensor av, bv;
+  const dlx_tensor *a = dlxl_checktensor(L, 1, &av), *b = dlxl_checktensor(L, 2, &bv);
+  lua_pushboolean(L, dlx_may_share_memory(a, b));
+  return 1;
+}
+
+/* dlx.shares_memory(a, b[, max_work]): some byte is in an element of both (exact); a ValueError
+ * past max_work steps (default 2^22). */
+static int api_shares_memory(lua_State *L) {
+  dlx_tensor av, bv;
+  const dlx_tensor *a = dlxl_checktensor(L, 1, &av), *b = dlxl_checktensor(L, 2, &bv);
+  int64_t max_work = INT64_C(1) << 22;
+  bool shared = false;
+  dlx_error err;
+  if (!lua_isnoneornil(L, 3)) max_work = (int64_t)dlxl_checkinteger(L, 3, "max_work");
+  if (max_work < 1)
+    return dlxl_error(L, DLX_VALUE_ERROR, "shares_memory: max_work must be at least 1, got %lld",
+                      (long long)max_work);
+  dlxl_check(L, dlx_shares_memory(a, b, max_work, &shared, &err), &err);
+  lua_pushboolean(L, shared);
+  return 1;
+}
+
+const luaL_Reg dlxl_view_funcs[] = {
+    {"shares_memory", api_shares_memory},
+    {"may_share_memory", api_may_share_memory},
+    {NULL, NULL},
+};
+
 const luaL_Reg dlxl_view_methods[] = {
-    {"view", tensor_view},           {"reshape", tensor_reshape}, {"permute", tensor_permute},
-    {"transpose", tensor_transpose}, {"slice", tensor_slice},     {"select", tensor_select},
-    {"narrow", tensor_narrow},       {"squeeze", tensor_squeeze}, {"unsqueeze", tensor_unsqueeze},
-    {"expand", tensor_expand},       {"flip", tensor_flip},       {NULL, NULL},
+    {"view", tensor_view},
+    {"reshape", tensor_reshape},
+    {"permute", tensor_permute},
+    {"transpose", tensor_transpose},
+    {"slice", tensor_slice},
+    {"select", tensor_select},
+    {"narrow", tensor_narrow},
+    {"squeeze", tensor_squeeze},
+    {"unsqueeze", tensor_unsqueeze},
+    {"expand", tensor_expand},
+    {"flip", tensor_flip},
+    /* unfold, as_strided, is_set_to */
+    {"unfold", tensor_unfold},
+    {"as_strided", tensor_as_strided},
+    {"is_set_to", tensor_is_set_to},
+    {NULL, NULL},
 };
