@@ -278,6 +278,9 @@ extern const luaL_Reg dlxl_linalg_funcs[];
 extern const luaL_Reg dlxl_linalg_methods[];
 /* sort.c: t:sort, argsort, topk, unique */
 extern const luaL_Reg dlxl_sort_methods[];
+/* order_stats.c: t:median, nanmedian, kthvalue, mode, quantile, nanquantile, cummax, cummin,
+ * logcumsumexp, nansum, nanmean, count_nonzero; the same functions are dlx.median, ... */
+extern const luaL_Reg dlxl_order_methods[];
 /* copies.c: pushes a C-contiguous copy of t (a view of u) as dtype on device, in the kind of
  * memory t is in when the device is t's. */
 int dlxl_pushclone(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,

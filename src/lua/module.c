@@ -146,6 +146,8 @@ DLXL_PUBLIC int luaopen_dlx_core(lua_State *L) {
   luaL_setfuncs(L, dlxl_construct_funcs, 1);
   lua_pushvalue(L, state);
   luaL_setfuncs(L, dlxl_linalg_funcs, 1);
+  lua_pushvalue(L, state);
+  luaL_setfuncs(L, dlxl_order_methods, 1); /* dlx.median(t, ...), ... */
   lua_setfield(L, -2, "api");
   lua_newtable(L); /* what lua/dlx/linalg.lua builds dlx.linalg from */
   lua_pushvalue(L, state);

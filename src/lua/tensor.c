@@ -287,7 +287,7 @@ void dlxl_open_tensor(lua_State *L, int state) {
       dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods,     dlxl_reduce_methods,
       dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,      dlxl_joining_methods,
       dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
-      dlxl_linalg_methods};
+      dlxl_linalg_methods,    dlxl_order_methods};
   dlxl_state *s = lua_touserdata(L, state);
   if (luaL_newmetatable(L, DLXL_TENSOR)) {
     lua_pushvalue(L, state);
