@@ -2,10 +2,12 @@
  * the backends' row_op), and nansum, nanmean and count_nonzero (see order_stats.h). */
 #include "core/order_stats.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/device.h"
 #include "core/elementwise.h"
+#include "core/indexing.h"
 #include "core/ops.h"
 #include "core/sort.h"
 #include "core/stats.h"
@@ -31,9 +33,12 @@ static int check_ordered(const dlx_tensor *src, const char *name, dlx_error *err
   return 0;
 }
 
-static int check_row_backend(const dlx_tensor *src, const char *name, dlx_error *err) {
+static bool has_route(const dlx_tensor *src, dlx_row_op op);
+
+static int check_row_backend(const dlx_tensor *src, dlx_row_op op, dlx_error *err) {
+  const char *name = dlx_row_op_name(op);
   char device[48];
-  if (dlx_compute_backend(src->buffer)->row_op != NULL) return 0;
+  if (has_route(src, op)) return 0;
   return dlx_fail(err, DLX_DEVICE_ERROR,
                   "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
                   name, dlx_device_format(src->buffer->device, device, sizeof device));
@@ -112,6 +117,211 @@ static int run_rows(const dlx_row_request *req, dlx_error *err) {
   return rc != 0 ? rc : backend->row_op(req, err);
 }
 
+/* ---- devices without row_op: sort the rows (sort_rows), then pick the ranks with elementwise
+ * ops, sums and gathers on the device. The stable sort puts at each rank the element the CPU's
+ * selection finds there, and the quantiles are computed in float64 with the CPU's formulas, so
+ * the results are the CPU's, bit for bit. */
+
+/* Temporaries of a pick, closed together. */
+typedef struct temps {
+  dlx_tensor t[48]; /* a quantile takes 21, the rows 4 */
+  int n;
+} temps;
+
+static dlx_tensor *temp(temps *tp) { return &tp->t[tp->n++]; }
+
+static void temps_close(temps *tp) {
+  for (int i = 0; i < tp->n; i++) dlx_tensor_close(&tp->t[i]);
+}
+
+static dlx_operand tensor_of(const dlx_tensor *t) { return (dlx_operand){.tensor = t}; }
+static dlx_operand int_of(int64_t i) {
+  return (dlx_operand){.scalar = {.kind = DLX_KIND_INT, .v.i = i}};
+}
+static dlx_operand float_of(double f) {
+  return (dlx_operand){.scalar = {.kind = DLX_KIND_FLOAT, .v.f = f}};
+}
+
+/* *out (a new temporary) = op(a, b) (b NULL: unary); NULL when rc is already an error. */
+static dlx_tensor *ew(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
+                      dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_elementwise(op, &a, b, NULL, out, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+static dlx_tensor *ew2(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, dlx_operand b,
+                       dlx_error *err) {
+  return ew(tp, rc, op, a, &b, err);
+}
+
+static dlx_tensor *where(temps *tp, int *rc, const dlx_tensor *cond, dlx_operand a, dlx_operand b,
+                         dlx_error *err) {
+  dlx_operand in[3] = {tensor_of(cond), a, b};
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* t cast to dtype (a new temporary). */
+static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_clone_as_memory(out, t, dtype, t->buffer->device, dlx_tensor_memory(t), err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* The [rows, 1] int64 count of NaN of each row of rows. */
+static dlx_tensor *row_nans(temps *tp, int *rc, const dlx_tensor *rows, dlx_error *err) {
+  dlx_tensor *nan = ew(tp, rc, DLX_EW_ISNAN, tensor_of(rows), NULL, err), *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_reduce(out, DLX_REDUCE_SUM, nan, UINT64_C(1) << 1, true, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* out (a new temporary) = src gathered along dim 1 at the 0-based positions pos, clamped into
+ * [0, m - 1] (m: a tensor, or the row length when NULL). */
+static dlx_tensor *pick(temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *pos,
+                        const dlx_tensor *m_less1, int64_t n, dlx_error *err) {
+  dlx_tensor *at, *out;
+  at = m_less1 != NULL ? ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), tensor_of(m_less1), err)
+                       : ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), int_of(n - 1), err);
+  at = ew2(tp, rc, DLX_EW_MAXIMUM, tensor_of(at), int_of(0), err);
+  at = ew2(tp, rc, DLX_EW_ADD, tensor_of(at), int_of(1), err); /* 1-based */
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_gather(out, src, 1, at, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* KTH, MEDIAN, NANMEDIAN of req's rows into values and indices ([rows, 1]). */
+static int sorted_ranks(const dlx_row_request *req, const dlx_tensor *sv, const dlx_tensor *si,
+                        temps *tp, dlx_error *err) {
+  int64_t n = req->src->shape[1];
+  int rc = 0;
+  dlx_tensor *rank, *v, *i;
+  if (req->op == DLX_ROW_KTH) {
+    int64_t one[2] = {req->src->shape[0], 1};
+    dlx_scalar k = {.kind = DLX_KIND_INT, .v.i = req->k};
+    rank = temp(tp);
+    rc = empty_on(rank, req->src, one, 2, DLX_INT64, err);
+    if (rc != 0) tp->n--;
+    if (rc == 0) rc = dlx_fill(rank, &k, err);
+  } else {
+    dlx_tensor *nan = row_nans(tp, &rc, req->src, err);
+    dlx_tensor *m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+    if (req->op == DLX_ROW_MEDIAN) { /* a row with NaN: its first NaN, at rank m */
+      dlx_tensor *has_nan = ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
+      rank = where(tp, &rc, has_nan, tensor_of(m), int_of((n - 1) / 2), err);
+    } else { /* (m - 1) // 2, 0 when m = 0 (pick clamps it) */
+      rank = ew2(tp, &rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
+      rank = ew2(tp, &rc, DLX_EW_FLOOR_DIVIDE, tensor_of(rank), int_of(2), err);
+    }
+  }
+  v = pick(tp, &rc, sv, rank, NULL, n, err);
+  i = pick(tp, &rc, si, rank, NULL, n, err);
+  if (rc == 0) rc = dlx_copy(req->values, v, err);
+  if (rc == 0 && req->indices != NULL) rc = dlx_copy(req->indices, i, err);
+  return rc;
+}
+
+/* Quantile q of the sorted rows sv (float64 results, [rows, 1]); m: the elements taken. */
+static dlx_tensor *sorted_quantile(temps *tp, int *rc, const dlx_tensor *sv, const dlx_tensor *m,
+                                   double q, dlx_interpolation how, dlx_error *err) {
+  int64_t n = sv->shape[1];
+  dlx_tensor *m1 = ew2(tp, rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
+  dlx_tensor *rank =
+      ew2(tp, rc, DLX_EW_MUL, tensor_of(cast(tp, rc, m1, DLX_FLOAT64, err)), float_of(q), err);
+  dlx_ew_op round = how == DLX_INTERP_HIGHER    ? DLX_EW_CEIL
+                    : how == DLX_INTERP_NEAREST ? DLX_EW_ROUND
+                                                : DLX_EW_FLOOR;
+  dlx_tensor *lo = ew(tp, rc, round, tensor_of(rank), NULL, err);
+  dlx_tensor *lo_i = cast(tp, rc, lo, DLX_INT64, err);
+  dlx_tensor *a = cast(tp, rc, pick(tp, rc, sv, lo_i, m1, n, err), DLX_FLOAT64, err);
+  dlx_tensor *whole, *hi_i, *b, *w;
+  dlx_operand lerp[3];
+  if (how != DLX_INTERP_LINEAR && how != DLX_INTERP_MIDPOINT) return a;
+  whole = ew2(tp, rc, DLX_EW_EQ, tensor_of(rank), tensor_of(lo), err);
+  hi_i = where(tp, rc, whole, tensor_of(lo_i),
+               tensor_of(ew2(tp, rc, DLX_EW_ADD, tensor_of(lo_i), int_of(1), err)), err);
+  b = cast(tp, rc, pick(tp, rc, sv, hi_i, m1, n, err), DLX_FLOAT64, err);
+  w = how == DLX_INTERP_MIDPOINT ? where(tp, rc, whole, float_of(0), float_of(0.5), err)
+                                 : ew2(tp, rc, DLX_EW_SUB, tensor_of(rank), tensor_of(lo), err);
+  if (*rc != 0) return NULL;
+  lerp[0] = tensor_of(a);
+  lerp[1] = tensor_of(b);
+  lerp[2] = tensor_of(w);
+  a = temp(tp);
+  *rc = dlx_elementwise_n(DLX_EW_LERP, lerp, NULL, a, err);
+  if (*rc != 0) tp->n--;
+  return a;
+}
+
+/* QUANTILE, NANQUANTILE of req's rows into values ([rows, nq]), a column a quantile. */
+static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, temps *tp,
+                            dlx_error *err) {
+  int64_t n = req->src->shape[1];
+  int rc = 0;
+  dlx_tensor *nan = row_nans(tp, &rc, req->src, err), *m, *none;
+  bool ignore = req->op == DLX_ROW_NANQUANTILE;
+  m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+  /* rows without a quantile: all NaN, or (quantile) any NaN */
+  none = ignore ? ew2(tp, &rc, DLX_EW_EQ, tensor_of(m), int_of(0), err)
+                : ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
+  for (int64_t i = 0; rc == 0 && i < req->nq; i++) {
+    int mark = tp->n;
+    dlx_tensor *v = sorted_quantile(tp, &rc, sv, m, req->q[i], req->interpolation, err), column;
+    v = where(tp, &rc, none, float_of(NAN), tensor_of(v), err);
+    if (rc == 0) rc = dlx_slice(&column, req->values, 1, i, i, 1, err);
+    if (rc == 0) {
+      rc = dlx_copy(&column, v, err);
+      dlx_tensor_close(&column);
+    }
+    while (tp->n > mark) dlx_tensor_close(&tp->t[--tp->n]); /* this quantile's temporaries */
+  }
+  return rc;
+}
+
+/* req on a device with sort_rows but no row_op. */
+static int run_sorted(const dlx_row_request *req, dlx_error *err) {
+  temps tp = {.n = 0};
+  dlx_tensor sv, si;
+  int rc;
+  if (req->op != DLX_ROW_KTH && req->op != DLX_ROW_MEDIAN && req->op != DLX_ROW_NANMEDIAN &&
+      req->op != DLX_ROW_QUANTILE && req->op != DLX_ROW_NANQUANTILE)
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s has no sorted route", dlx_row_op_name(req->op));
+  rc = dlx_sort(&sv, &si, req->src, 1, false, dlx_row_op_name(req->op), err);
+  if (rc != 0) return rc;
+  if (req->op == DLX_ROW_QUANTILE || req->op == DLX_ROW_NANQUANTILE)
+    rc = sorted_quantiles(req, &sv, &tp, err);
+  else
+    rc = sorted_ranks(req, &sv, &si, &tp, err);
+  temps_close(&tp);
+  dlx_tensor_close(&sv);
+  dlx_tensor_close(&si);
+  return rc;
+}
+
+/* Whether the device of src can run op: by row_op, or by sorting for the selections. */
+static bool has_route(const dlx_tensor *src, dlx_row_op op) {
+  const dlx_backend *b = dlx_compute_backend(src->buffer);
+  bool selection = op == DLX_ROW_KTH || op == DLX_ROW_MEDIAN || op == DLX_ROW_NANMEDIAN ||
+                   op == DLX_ROW_QUANTILE || op == DLX_ROW_NANQUANTILE;
+  return b->row_op != NULL || (selection && b->sort_rows != NULL && b->index_op != NULL &&
+                               b->elementwise != NULL && b->reduce != NULL);
+}
+
 /* values and indices (when wanted) of [rows, m] for req, made and run. */
 static int rows_op(dlx_tensor *values, dlx_tensor *indices, dlx_row_request *req, int64_t m,
                    dlx_dtype dtype, dlx_error *err) {
@@ -124,7 +334,12 @@ static int rows_op(dlx_tensor *values, dlx_tensor *indices, dlx_row_request *req
   if (rc != 0) return rc;
   req->values = values;
   req->indices = indices;
-  rc = run_rows(req, err);
+  if (dlx_tensor_numel(req->src) == 0 || m == 0)
+    rc = 0;
+  else if (dlx_compute_backend(req->src->buffer)->row_op != NULL)
+    rc = run_rows(req, err);
+  else
+    rc = run_sorted(req, err);
   if (rc != 0) {
     dlx_tensor_close(values);
     if (indices != NULL) dlx_tensor_close(indices);
@@ -164,7 +379,7 @@ int dlx_row_reduce(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const
   if (op == DLX_ROW_KTH && (k < 1 || k > n))
     return dlx_fail(err, DLX_VALUE_ERROR, "kthvalue: k = %lld out of range for a dim of size %lld",
                     (long long)k, (long long)n);
-  rc = check_row_backend(src, name, err);
+  rc = check_row_backend(src, op, err);
   if (rc == 0) rc = rows_view(&rows, &line, dim, err);
   if (rc != 0) return rc;
   req.src = &rows;
@@ -221,7 +436,7 @@ int dlx_quantile(dlx_tensor *out, const dlx_tensor *src, const double *q, int64_
   if (rc != 0) return rc;
   if ((dim < 0 ? dlx_tensor_numel(&line) : line.shape[dim]) == 0)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: cannot take it over an empty dim (size 0)", name);
-  rc = check_row_backend(src, name, err);
+  rc = check_row_backend(src, op, err);
   if (rc == 0) rc = rows_view(&rows, &line, dim, err);
   if (rc != 0) return rc;
   req.src = &rows;
@@ -275,7 +490,7 @@ int dlx_row_scan(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const d
   else
     rc = check_ordered(src, name, err);
   if (rc == 0) rc = check_dim(&line, dim < 0 ? line.ndim : dim, name, src->ndim, err);
-  if (rc == 0) rc = check_row_backend(src, name, err);
+  if (rc == 0) rc = check_row_backend(src, op, err);
   if (rc == 0) rc = rows_view(&rows, &line, dim, err);
   if (rc != 0) return rc;
   req.src = &rows;

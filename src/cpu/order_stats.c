@@ -349,6 +349,15 @@ static double key_value(const row_job *job, uint64_t key) {
   return load_double(job->dtype, (const char *)&bits);
 }
 
+/* The value of the occurrence nth (0-based) of key: the key's own for all but -0.0 and 0.0,
+ * which share a key and are told apart by finding the element (its bits are what a stable sort
+ * puts at that rank). */
+static double value_at(row_select *s, uint64_t key, int64_t nth) {
+  if (s->job->is_float && key == UINT64_C(1) << (s->job->width - 1))
+    return load_double(s->job->dtype, s->row + (size_t)locate(s, key, nth) * s->job->size);
+  return key_value(s->job, key);
+}
+
 static double lerp(double a, double b, double w) {
   return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
 }
@@ -364,11 +373,16 @@ static double quantile_of(row_select *s, int64_t m, double q, dlx_interpolation 
   k = (int64_t)lo;
   if (k > m - 1) k = m - 1;
   sel = select_rank(s, k);
-  a = key_value(s->job, sel.key);
+  a = value_at(s, sel.key, k - sel.below);
   if (how == DLX_INTERP_LOWER || how == DLX_INTERP_HIGHER || how == DLX_INTERP_NEAREST) return a;
   /* the next rank (a when the rank is whole: a + 0 (a - a), NaN for an infinite a, as
    * PyTorch): K again while its equals last, else the least key above */
-  b = rank == lo || k - sel.below + 1 < sel.equal ? a : key_value(s->job, sel.above);
+  if (rank == lo)
+    b = a;
+  else if (k - sel.below + 1 < sel.equal)
+    b = value_at(s, sel.key, k - sel.below + 1);
+  else
+    b = value_at(s, sel.above, 0);
   w = how == DLX_INTERP_MIDPOINT ? (rank == lo ? 0 : 0.5) : rank - lo;
   return lerp(a, b, w);
 }
