@@ -76,7 +76,8 @@ return function(device, it)
           for _, fn in ipairs { "quantile", "nanquantile" } do
             local opts = { dim = t.ndim > 1 and 2 or nil, interpolation = how }
             h.same_bits(t[fn](t, qs, opts), on(t)[fn](on(t), qs, opts))
-            h.same_bits(t[fn](t, 0.3, { keepdim = true }), on(t)[fn](on(t), 0.3, { keepdim = true }))
+            local keep = { keepdim = true }
+            h.same_bits(t[fn](t, 0.3, keep), on(t)[fn](on(t), 0.3, keep))
           end
         end
       end

@@ -252,6 +252,7 @@ describe("median, nanmedian, kthvalue, mode", function()
     assert.same({ 7.5, 1 }, { v:item(), i:item() })
     v, i = dlx.tensor(7.5):mode(-1, true)
     assert.same({}, v.shape)
+    assert.same({ 7.5, 1 }, { v:item(), i:item() })
     -- a row long enough to be cut into blocks over the threads
     local n = 300001
     local long = dlx.arange(n, { dtype = "float32" }):flip(1)
@@ -259,6 +260,33 @@ describe("median, nanmedian, kthvalue, mode", function()
     assert.same({ 150000, 150001 }, { v:item(), i:item() })
     assert.equal(150000, long:median():item())
     assert.equal(2999, long:kthvalue(3000):item())
+  end)
+
+  it("cut a long row into blocks over the threads, with the results of one thread", function()
+    local saved = dlx.get_num_threads()
+    local n = 1100001
+    local x = dlx.rand(n, { dtype = "float32" }):mul(1000):floor() -- ties
+    local sorted = x:sort():totable()
+    local results = {}
+    for _, threads in ipairs { 1, 4 } do
+      dlx.set_num_threads(threads)
+      local v, i = x:median(1)
+      local q = x:quantile({ 0.1, 0.5, 0.999 }):totable()
+      results[threads] = { v:item(), i:item(), x:median():item(), x:kthvalue(77):item(), q }
+    end
+    dlx.set_num_threads(saved)
+    assert.same(results[1], results[4])
+    local v, i, all, k77, q = table.unpack(results[4])
+    assert.equal(sorted[(n - 1) // 2 + 1], v)
+    assert.equal(v, all)
+    assert.equal(v, x:totable()[i])
+    assert.equal(sorted[77], k77)
+    for j, p in ipairs { 0.1, 0.5, 0.999 } do
+      local rank = p * (n - 1)
+      local lo = math.floor(rank)
+      local want = dlx.tensor(lerp(sorted[lo + 1], sorted[lo + 2], rank - lo), { dtype = "float32" })
+      assert.equal(want:item(), q[j])
+    end
   end)
 
   it("give empty results for empty rows of a non-empty dim", function()
@@ -392,9 +420,9 @@ describe("cummax, cummin, logcumsumexp", function()
     assert.same({ 1, 2, 2, 4 }, i:totable())
     assert.is_true(h.isnan(v:totable()[4]))
     v, i = dlx.tensor({ 1, 1, 2, 2 }):cummax(1)
-    assert.same({ 1, 2, 3, 4 }, i:totable())
+    assert.same({ { 1, 1, 2, 2 }, { 1, 2, 3, 4 } }, { v:totable(), i:totable() })
     v, i = dlx.tensor({ 2, 2, 1, 1 }):cummin(1)
-    assert.same({ 1, 2, 3, 4 }, i:totable())
+    assert.same({ { 2, 2, 1, 1 }, { 1, 2, 3, 4 } }, { v:totable(), i:totable() })
     assert.same({ -INF, 0, INF }, dlx.tensor({ -INF, 0, INF }):logcumsumexp():totable())
   end)
 
