@@ -284,7 +284,8 @@ describe("median, nanmedian, kthvalue, mode", function()
     for j, p in ipairs { 0.1, 0.5, 0.999 } do
       local rank = p * (n - 1)
       local lo = math.floor(rank)
-      local want = dlx.tensor(lerp(sorted[lo + 1], sorted[lo + 2], rank - lo), { dtype = "float32" })
+      local want = lerp(sorted[lo + 1], sorted[lo + 2], rank - lo)
+      want = dlx.tensor(want, { dtype = "float32" })
       assert.equal(want:item(), q[j])
     end
   end)
