@@ -4,46 +4,39 @@
 #include <string.h>
 
 #include "core/order_stats.h"
-#include "lua/binding.h"
-
-/* Pushes values (and indices unless NULL) made by a core call into uv and ui. */
-static int push_results(lua_State *L, const dlx_tensor *values, const dlx_tensor *indices,
-                        dlxl_tensor *uv, dlxl_tensor *ui) {
-  dlxl_settensor(L, uv, values);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(values));
-  if (indices == NULL) {
-    lua_pop(L, 1); /* ui, unused */
-    return 1;
-  }
-  dlxl_settensor(L, ui, indices);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(indices));
-  return 2;
-}
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* The op of a reduction along one dim: t:op([dim[, keepdim]]) or, with k first (kthvalue),
  * t:kthvalue(k[, dim[, keepdim]]). Without a dim, median and nanmedian take every element and
  * give the value alone; kthvalue and mode take the last dim. */
 static int row_reduce(lua_State *L, dlx_row_op op) {
-  dlx_tensor view, values, indices;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   int at = op == DLX_ROW_KTH ? 3 : 2;
   lua_Integer k = op == DLX_ROW_KTH ? dlxl_checkinteger(L, 2, "kthvalue: k") : 0;
   int32_t line_ndim = t->ndim > 0 ? t->ndim : 1, dim;
   bool all = lua_isnoneornil(L, at) && (op == DLX_ROW_MEDIAN || op == DLX_ROW_NANMEDIAN);
-  bool keepdim = dlxl_optboolean(L, at + 1, "keepdim"), retried = false;
-  dlx_error err;
+  bool keepdim = dlxl_optboolean(L, at + 1, "keepdim");
+  dlxl_result values, indices; /* the call's error goes to values */
   int rc;
-  dlxl_tensor *uv, *ui;
   if (all)
     dim = -1;
   else
     dim = lua_isnoneornil(L, at) ? line_ndim - 1 : dlxl_checkdim(L, at, line_ndim);
-  uv = dlxl_newtensor(L, t->ndim);
-  ui = dlxl_newtensor(L, t->ndim);
-  do rc = dlx_row_reduce(&values, all ? NULL : &indices, op, t, dim, keepdim, (int64_t)k, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  return push_results(L, &values, all ? NULL : &indices, uv, ui);
+  dlxl_result_begin(L, &values, t->ndim, lua_touserdata(L, 1));
+  if (!all) dlxl_result_begin(L, &indices, t->ndim, NULL);
+  do
+    rc = dlx_row_reduce(&values.made, all ? NULL : &indices.made, op, t, dim, keepdim, (int64_t)k,
+                        &values.err);
+  while (dlxl_result_retry(L, &values, rc));
+  dlxl_result_push(L, &values, rc);
+  if (all) return 1;
+  dlxl_result_push(L, &indices, 0);
+  return 2;
 }
 
 static int tensor_median(lua_State *L) { return row_reduce(L, DLX_ROW_MEDIAN); }
@@ -125,23 +118,19 @@ static double *check_q(lua_State *L, int idx, const char *fname, int64_t *nq, bo
 
 static int quantile(lua_State *L, bool ignore_nan) {
   const char *fname = ignore_nan ? "nanquantile" : "quantile";
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = (lua_settop(L, 3), dlxl_checktensor(L, 1, &view)); /* q's copy is 4th */
   quantile_args a;
   int64_t nq;
-  bool scalar, retried = false;
+  bool scalar;
   double *q = check_q(L, 2, fname, &nq, &scalar);
-  dlx_error err;
+  dlxl_result r;
   int rc;
-  dlxl_tensor *out;
   check_quantile_opts(L, 3, t, fname, &a);
-  out = dlxl_newtensor(L, (t->ndim > 0 ? t->ndim : 1) + 1);
-  do rc = dlx_quantile(&made, t, q, nq, scalar, a.dim, a.keepdim, a.how, ignore_nan, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, (t->ndim > 0 ? t->ndim : 1) + 1, lua_touserdata(L, 1));
+  do rc = dlx_quantile(&r.made, t, q, nq, scalar, a.dim, a.keepdim, a.how, ignore_nan, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static int tensor_quantile(lua_State *L) { return quantile(L, false); }
@@ -150,24 +139,25 @@ static int tensor_nanquantile(lua_State *L) { return quantile(L, true); }
 /* ---- cummax, cummin, logcumsumexp: t:op(dim), the dim optional for 0-d and 1-d tensors */
 
 static int row_scan(lua_State *L, dlx_row_op op) {
-  dlx_tensor view, values, indices;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   int32_t line_ndim = t->ndim > 0 ? t->ndim : 1, dim = 0;
-  bool with_indices = op != DLX_ROW_LOGCUMSUMEXP, retried = false;
-  dlx_error err;
+  bool with_indices = op != DLX_ROW_LOGCUMSUMEXP;
+  dlxl_result values, indices; /* the call's error goes to values */
   int rc;
-  dlxl_tensor *uv, *ui;
   if (!lua_isnoneornil(L, 2))
     dim = dlxl_checkdim(L, 2, line_ndim);
   else if (line_ndim > 1)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: dim is required for a %d-d tensor", dlx_row_op_name(op),
                (int)t->ndim);
-  uv = dlxl_newtensor(L, line_ndim);
-  ui = dlxl_newtensor(L, line_ndim);
-  do rc = dlx_row_scan(&values, with_indices ? &indices : NULL, op, t, dim, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  return push_results(L, &values, with_indices ? &indices : NULL, uv, ui);
+  dlxl_result_begin(L, &values, line_ndim, lua_touserdata(L, 1));
+  if (with_indices) dlxl_result_begin(L, &indices, line_ndim, NULL);
+  do rc = dlx_row_scan(&values.made, with_indices ? &indices.made : NULL, op, t, dim, &values.err);
+  while (dlxl_result_retry(L, &values, rc));
+  dlxl_result_push(L, &values, rc);
+  if (!with_indices) return 1;
+  dlxl_result_push(L, &indices, 0);
+  return 2;
 }
 
 static int tensor_cummax(lua_State *L) { return row_scan(L, DLX_ROW_CUMMAX); }
@@ -179,19 +169,16 @@ static int tensor_logcumsumexp(lua_State *L) { return row_scan(L, DLX_ROW_LOGCUM
 typedef int (*nan_reduce_fn)(dlx_tensor *, const dlx_tensor *, uint64_t, bool, dlx_error *);
 
 static int nan_reduce(lua_State *L, nan_reduce_fn fn) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
-  bool keepdim = dlxl_optboolean(L, 3, "keepdim"), retried = false;
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_error err;
+  bool keepdim = dlxl_optboolean(L, 3, "keepdim");
+  dlxl_result r;
   int rc;
-  do rc = fn(&made, t, dims, keepdim, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, t->ndim, lua_touserdata(L, 1));
+  do rc = fn(&r.made, t, dims, keepdim, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static int count_nonzero_fn(dlx_tensor *out, const dlx_tensor *src, uint64_t dims, bool keepdim,
