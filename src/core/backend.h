@@ -42,6 +42,45 @@ typedef enum dlx_dim_op {
   DLX_DIM_LOG_SOFTMAX
 } dlx_dim_op;
 
+/* Ops on each row of a [rows, n] tensor (the entry row_op): order statistics and the scans
+ * that carry an extreme along. */
+typedef enum dlx_row_op {
+  DLX_ROW_KTH,         /* the element of 0-based rank k in the sort order, and its index */
+  DLX_ROW_MEDIAN,      /* the lower median; a row with NaN gives its first NaN */
+  DLX_ROW_NANMEDIAN,   /* the lower median of the non-NaN elements (all NaN: the first) */
+  DLX_ROW_MODE,        /* the smallest most frequent value and its last position */
+  DLX_ROW_QUANTILE,    /* the quantiles q[] (values only); a row with NaN gives NaN */
+  DLX_ROW_NANQUANTILE, /* the quantiles of the non-NaN elements (all NaN: NaN) */
+  DLX_ROW_CUMMAX,      /* running maximum and its index (ties and NaN: the latest) */
+  DLX_ROW_CUMMIN,      /* running minimum and its index (ties and NaN: the latest) */
+  DLX_ROW_LOGCUMSUMEXP /* log of the running sum of exp (values only) */
+} dlx_row_op;
+
+/* How a quantile between two elements is taken (numbered as the Lua names' order). */
+typedef enum dlx_interpolation {
+  DLX_INTERP_LINEAR,
+  DLX_INTERP_LOWER,
+  DLX_INTERP_HIGHER,
+  DLX_INTERP_NEAREST,
+  DLX_INTERP_MIDPOINT
+} dlx_interpolation;
+
+/* A request to row_op. src is C-contiguous of shape [rows, n] (rows >= 1, n >= 1), bool, an
+ * integer or a real float dtype (QUANTILE, NANQUANTILE: a float dtype). values and indices
+ * (int64, 1-based; NULL for QUANTILE, NANQUANTILE and LOGCUMSUMEXP) are fresh and C-contiguous:
+ * [rows, 1] for KTH, MEDIAN, NANMEDIAN and MODE, [rows, nq] for the quantiles, [rows, n] for
+ * the scans. The order is src/common/sort_keys.h's (-0.0 equals 0.0, NaN above +inf) and a rank
+ * names the element a stable sort puts there, so the index is unique. values has src's dtype,
+ * except LOGCUMSUMEXP's (dlx_stat_dtype of src's). */
+typedef struct dlx_row_request {
+  dlx_row_op op;
+  const dlx_tensor *src, *values, *indices;
+  int64_t k;       /* KTH: 0 <= k < n */
+  const double *q; /* the quantiles: nq values in [0, 1] */
+  int64_t nq;
+  dlx_interpolation interpolation;
+} dlx_row_request;
+
 /* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*; distributions.h defines
  * the kinds after INT). */
 typedef enum dlx_random_kind {
@@ -464,6 +503,11 @@ typedef struct dlx_backend {
    *   values[r][i] is that element, bit for bit. */
   int (*sort_rows)(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                    const dlx_tensor *indices, dlx_error *err);
+  /* Optional (NULL: a DeviceError): an op of dlx_row_request on each row (above). The
+   * quantiles' ranks are q * (m - 1) in float64 over the m elements taken, and LINEAR and
+   * MIDPOINT interpolate a + w (b - a) (w < 0.5) or b - (1 - w) (b - a) in float64, rounded once
+   * to the dtype (NumPy's and PyTorch's formula); NEAREST rounds the rank half to even. */
+  int (*row_op)(const dlx_row_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);

@@ -110,6 +110,7 @@ const dlx_backend dlx_cpu_backend = {
     .multinomial = dlx_cpu_multinomial,
     .index_op = dlx_cpu_index_op,
     .sort_rows = dlx_cpu_sort_rows,
+    .row_op = dlx_cpu_row_op,
     .matmul = dlx_cpu_matmul,
     .linalg = dlx_cpu_linalg,
 };

@@ -139,11 +139,17 @@ static const luaL_Reg *const core_funcs[] = {
 /* dlx.core.api, which lua/dlx/init.lua puts in the dlx table as it is, and the elementwise
  * functions (dlxl_set_elementwise_funcs) */
 static const luaL_Reg *const api_funcs[] = {
-    dlxl_public_funcs,    dlxl_reduce_funcs,
-    dlxl_npy_funcs,       dlxl_thread_funcs,
-    dlxl_random_funcs,    dlxl_joining_funcs,
-    dlxl_construct_funcs, dlxl_linalg_funcs,
-    dlxl_view_funcs,      NULL,
+    dlxl_public_funcs,
+    dlxl_reduce_funcs,
+    dlxl_npy_funcs,
+    dlxl_thread_funcs,
+    dlxl_random_funcs,
+    dlxl_joining_funcs,
+    dlxl_construct_funcs,
+    dlxl_linalg_funcs,
+    dlxl_view_funcs,
+    dlxl_order_methods,
+    NULL,
 };
 
 /* dlx.core.linalg, which lua/dlx/linalg.lua builds dlx.linalg from */
@@ -151,13 +157,11 @@ static const luaL_Reg *const linalg_funcs[] = {dlxl_decomp_funcs, NULL};
 
 /* dlx.Tensor's methods, and the elementwise methods (dlxl_set_elementwise_methods) */
 static const luaL_Reg *const tensor_methods[] = {
-    dlxl_tensor_methods,    dlxl_view_methods,
-    dlxl_copy_methods,      dlxl_reduce_methods,
-    dlxl_value_methods,     dlxl_dlpack_methods,
-    dlxl_npy_methods,       dlxl_joining_methods,
-    dlxl_construct_methods, dlxl_random_methods,
-    dlxl_indexing_methods,  dlxl_sort_methods,
-    dlxl_linalg_methods,    NULL,
+    dlxl_tensor_methods, dlxl_view_methods,     dlxl_copy_methods,
+    dlxl_reduce_methods, dlxl_value_methods,    dlxl_dlpack_methods,
+    dlxl_npy_methods,    dlxl_joining_methods,  dlxl_construct_methods,
+    dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
+    dlxl_linalg_methods, dlxl_order_methods,    NULL,
 };
 
 /* dlx.Tensor's metamethods, and __index (dlxl_tensor_index) */

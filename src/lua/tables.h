@@ -30,6 +30,7 @@ extern const luaL_Reg dlxl_construct_funcs[]; /* construct.c: linspace, logspace
 extern const luaL_Reg dlxl_view_funcs[];      /* views.c: dlx.shares_memory, may_share_memory */
 extern const luaL_Reg dlxl_linalg_funcs[];    /* linalg.c: matmul, mm, bmm, mv, dot, vdot, addmm,
                                                  baddbmm */
+/* order_stats.c: dlxl_order_methods (below) as dlx.median(t, ...), quantile, nansum, ... */
 
 /* ---- dlx.core.linalg: what lua/dlx/linalg.lua builds dlx.linalg from */
 extern const luaL_Reg dlxl_decomp_funcs[]; /* linalg_decomp.c: solve, inv, det, qr, svd, ... */
@@ -48,6 +49,8 @@ extern const luaL_Reg dlxl_random_methods[];    /* random.c: uniform_, normal_ *
 extern const luaL_Reg dlxl_indexing_methods[];  /* indexing.c: index_select, gather, ... */
 extern const luaL_Reg dlxl_sort_methods[];      /* sort.c: sort, argsort, topk, unique */
 extern const luaL_Reg dlxl_linalg_methods[];    /* linalg.c: matmul, diagonal */
+extern const luaL_Reg dlxl_order_methods[];     /* order_stats.c: median, kthvalue, mode,
+                                                   quantile, cummax, logcumsumexp, nansum, ... */
 
 /* ---- dlx.Tensor's metamethods */
 extern const luaL_Reg dlxl_tensor_metamethods[];    /* tensor.c: __len, __tostring, __gc, ... */
