@@ -393,8 +393,11 @@ static int tensor_geometric_(lua_State *L) {
  * of a float dtype of s significand bits, [0, 1] of bool. */
 static uint64_t default_range(dlx_dtype dtype) {
   int bits = dlx_random_float_bits(dtype);
+  dlx_kind kind = dlx_dtype_kind(dtype);
   if (bits != 0) return (UINT64_C(1) << bits) + 1;
   if (dtype == DLX_BOOL) return 2;
+  /* complex and the like: no range, the core refuses the dtype (a TypeError) before using it */
+  if (kind != DLX_KIND_INT && kind != DLX_KIND_UINT) return 0;
   if (dlx_dtype_bits(dtype) == 64) return UINT64_C(1) << 63;
   return dlx_dtype_kind(dtype) == DLX_KIND_INT ? UINT64_C(1) << (dlx_dtype_bits(dtype) - 1)
                                                : UINT64_C(1) << dlx_dtype_bits(dtype);
