@@ -4,12 +4,14 @@ dlx runs in a Lua state inside this process (examples/python/dlx_host.py, DLX_LI
 libdlx.so), so one wall clock (time.perf_counter) times every case, in rounds that interleave
 the cases, each round starting at the next case (PyTorch leaves its OpenMP workers spinning
 after a call, which slows whatever runs next on a loaded machine); the table shows medians and
-the ratio reference / case (higher is faster for the case). The 4x4 batch runs 5 x --rounds
-rounds (at least 15). Every library uses 2 threads (NumPy's OpenBLAS through threadpoolctl, torch and dlx by
-their set_num_threads). The peak float32 rate is measured in the same run by bench/fma_peak.c
-(a plain FMA loop on every thread), not quoted. Goals (issue "Linear algebra on every device"):
-float32 4096^2 >= 1.0 x NumPy and >= 0.9 x torch; 100,000 4x4 float32 products >= 2 x torch.bmm
-and >= 2 x NumPy's matmul; one 4x4 a:matmul(b) from Lua <= 1.0 x NumPy's a @ b per call.
+the ratio reference / case (higher is faster for the case). The batches of small matrices run
+5 x --rounds rounds (at least 15). Every library uses 2 threads (NumPy's OpenBLAS through
+threadpoolctl, torch and dlx by their set_num_threads). The peak float32 rate is measured in the
+same run by bench/fma_peak.c (a plain FMA loop on every thread), not quoted. Goals (issue "Linear
+algebra on every device"): float32 4096^2 >= 1.0 x NumPy and >= 0.9 x torch; 100,000 4x4
+float32 products >= 2 x torch.bmm and >= 2 x NumPy's matmul, and the same aimed at for 100,000
+3x3 and 6x6 (each also with `a` a transposed view); one 4x4 a:matmul(b) from Lua <= 1.0 x
+NumPy's a @ b per call.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE DLX_LIBRARY=build/libdlx.so \\
         <venv>/bin/python bench/matmul.py [--rounds 3] [--cases f32,f64,bmm,call]
@@ -48,12 +50,38 @@ def per_call(fn, calls):
     return (time.perf_counter() - t0) / calls
 
 
+def small_batch(lua, rng, n, rounds):
+    """100,000 n x n float32 products, b packed, a packed and then a transposed view."""
+    count = 100000
+    a = rng.standard_normal((count, n, n)).astype("float32")
+    b = rng.standard_normal((count, n, n)).astype("float32")
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    lua.eval("A = dlx.from_dlpack(...)", a)
+    lua.eval("B = dlx.from_dlpack(...)", b)
+    lua.load_string("BMM = function() return dlx.matmul(A, B).numel end")
+    lua.load_string("BMM_T = function() return dlx.matmul(A:transpose(2, 3), B).numel end")
+    at, tat = a.transpose(0, 2, 1), ta.transpose(1, 2)
+    for layout, cases in (
+            ("", [("torch.bmm (reference)", lambda: torch.bmm(ta, tb)),
+                  ("NumPy np.matmul", lambda: np.matmul(a, b)),
+                  ("dlx dlx.matmul(A, B)", lambda: lua.eval("return BMM()"))]),
+            (", a transposed", [
+                ("torch.bmm (reference)", lambda: torch.bmm(tat, tb)),
+                ("NumPy np.matmul", lambda: np.matmul(at, b)),
+                ("dlx dlx.matmul(A:transpose(2, 3), B)", lambda: lua.eval("return BMM_T()"))])):
+        med = harness.measure(cases, rounds, rotate=True)
+        print("\n%d products of %dx%d float32%s" % (count, n, n, layout))
+        harness.print_table(cases, med, "torch.bmm / case", digits=2)
+        print("dlx vs torch.bmm %.1f x, vs NumPy %.1f x (goal >= 2 x both)"
+              % (med[0] / med[2], med[1] / med[2]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cases", default="f32,f64,bmm,call",
-                        help="f32: float32 4096^2, f64: float64 2048^2, bmm: 100,000 4x4, "
-                        "call: one 4x4 from Lua")
+                        help="f32: float32 4096^2, f64: float64 2048^2, bmm: 100,000 3x3, 4x4 "
+                        "and 6x6, call: one 4x4 from Lua")
     args = parser.parse_args()
     cases_wanted = set(args.cases.split(","))
     torch.set_num_threads(THREADS)
@@ -93,19 +121,8 @@ def main():
                 ("of fp32 peak", lambda m: "%.0f%%" % (100 * flops / m / 1e9 / peak))])
 
         if "bmm" in cases_wanted:
-            count = 100000
-            a = rng.standard_normal((count, 4, 4)).astype("float32")
-            b = rng.standard_normal((count, 4, 4)).astype("float32")
-            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-            lua.eval("A = dlx.from_dlpack(...)", a)
-            lua.eval("B = dlx.from_dlpack(...)", b)
-            lua.load_string("BMM = function() return dlx.matmul(A, B).numel end")
-            cases = [("torch.bmm (reference)", lambda: torch.bmm(ta, tb)),
-                     ("NumPy np.matmul", lambda: np.matmul(a, b)),
-                     ("dlx dlx.matmul(A, B)", lambda: lua.eval("return BMM()"))]
-            med = harness.measure(cases, max(5 * args.rounds, 15), rotate=True)
-            print("\n%d products of 4x4 float32" % count)
-            harness.print_table(cases, med, "torch.bmm / case", digits=2)
+            for n in (3, 4, 6):
+                small_batch(lua, rng, n, max(5 * args.rounds, 15))
 
         if "call" in cases_wanted:
             x = rng.standard_normal((4, 4)).astype("float32")

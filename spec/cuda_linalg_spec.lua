@@ -1,5 +1,5 @@
 --- #gpu: matrix products on CUDA devices through cuBLAS (src/cuda/blas.c; the request mapped by
---- src/cuda/blas_plan.h) against a CPU reference, the cases of spec/linalg_device.lua; the TF32
+--- src/cuda/blas_plan.h) against a CPU reference, the cases of spec/matmul_device.lua; the TF32
 --- switch; products on the calling thread's current stream; dlx.linalg's decompositions through
 --- cuSOLVER (src/cuda/solver.c, linalg_plan.h), the cases of spec/linalg_decomp_device.lua. The
 --- parts without #gpu (the switch itself) run everywhere.
@@ -34,7 +34,7 @@ end)
 
 describe("#gpu CUDA matrix products", function()
   if not h.has_device("cuda:0", pending) then return end
-  require "spec.linalg_device" ("cuda:0", it)
+  require "spec.matmul_device" ("cuda:0", it)
 
   it("computes float32 in float32 by default; allow_tf32 lets cuBLAS round to TF32", function()
     local x = 1 + 2 ^ -12 -- a float32 that TF32 (10 significand bits) rounds to 1
@@ -105,6 +105,6 @@ describe("#gpu CUDA host and managed memory products", function()
     pending("matmul on cuda_host is not routed to the CPU yet: " .. tostring(err))
     return
   end
-  require "spec.linalg_device" ("cuda_host", it, { integers = true })
-  require "spec.linalg_device" ("cuda_managed", it, { integers = true })
+  require "spec.matmul_device" ("cuda_host", it, { integers = true })
+  require "spec.matmul_device" ("cuda_managed", it, { integers = true })
 end)

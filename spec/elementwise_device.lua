@@ -31,7 +31,7 @@ end
 local BINARY = {
   all = { "add", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor" },
-  numbers = { "sub", "floor_divide", "remainder", "pow" },
+  numbers = { "sub", "floor_divide", "remainder", "fmod", "pow" },
   ints = { "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
     "bitwise_right_shift" },
   floats = { "div", "atan2", "hypot", "copysign" },
@@ -40,7 +40,7 @@ local UNARY = {
   all = { "abs", "logical_not", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite" },
   numbers = { "neg", "sign", "square" },
   ints = { "bitwise_not" },
-  floats = { "reciprocal" },
+  floats = { "reciprocal", "frac" },
 }
 
 local function family(dtype)
@@ -51,7 +51,7 @@ local function family(dtype)
 end
 
 local ORDERED_ONLY = { lt = 1, le = 1, gt = 1, ge = 1, maximum = 1, minimum = 1, floor_divide = 1,
-  remainder = 1, sign = 1, floor = 1, ceil = 1, trunc = 1, round = 1 }
+  remainder = 1, fmod = 1, sign = 1, floor = 1, ceil = 1, trunc = 1, round = 1, frac = 1 }
 
 --- The ops of a group that dtype takes (as docs/elementwise.md lists them).
 local function ops_for(groups, dtype)
@@ -141,6 +141,28 @@ return function(device, it)
     h.same_as_cpu(device, on_cpu, i)
   end)
 
+  it("gives fmod the dividend's sign and frac x - trunc(x), with the IEEE edges", function()
+    local i = dlx.tensor({ 7, -7, 7, -7, -128, 5 }, { dtype = "int8", device = device })
+    local j = dlx.tensor({ 3, 3, -3, -3, -1, 127 }, { dtype = "int8", device = device })
+    h.same({ 1, -1, 1, -1, 0, 5 }, dlx.fmod(i, j):totable()) -- MIN fmod -1 is 0, no trap
+    h.same({ 1, 2, -2, -1, 0, 5 }, dlx.remainder(i, j):totable())
+    for _, dtype in ipairs({ "float16", "bfloat16", "float32", "float64" }) do
+      local x = dlx.tensor({ 5.5, -5.5, 1 / 0, -0.0, 0 / 0, 3, 2.25 }, { dtype = dtype })
+      local y = dlx.tensor({ 2, 2, 1, 1, 1, 0, -1 / 0 }, { dtype = dtype })
+      local want, got = dlx.fmod(x, y), dlx.fmod(x:to(device), y:to(device))
+      h.same(device, tostring(got.device))
+      h.same_bits(want, got) -- exact ops: the same bits on every device
+      local w = want:totable()
+      assert.equal(1.5, w[1]); assert.equal(-1.5, w[2]); assert.is_true(h.isnan(w[3]))
+      assert.equal(-math.huge, 1 / w[4]); assert.is_true(h.isnan(w[6])); assert.equal(2.25, w[7])
+      local f = dlx.tensor({ 2.75, -2.75, -3, 1 / 0, -0.0 }, { dtype = dtype })
+      h.same_bits(f:frac(), f:to(device):frac())
+      local fr = f:to(device):frac():totable()
+      assert.equal(0.75, fr[1]); assert.equal(-0.75, fr[2]); assert.equal(0, fr[3])
+      assert.is_true(h.isnan(fr[4])); assert.equal(math.huge, 1 / fr[5]) -- -0 - -0 is +0
+    end
+  end)
+
   it("keeps the integer rules: wrapping, shifts past the width, NaN through maximum", function()
     local i8 = dlx.tensor({ 127, -128, 100, -1 }, { dtype = "int8", device = device })
     h.same({ -128, 127, 101, 0 }, (i8 + dlx.tensor({ 1, -1, 1, 1 }, { dtype = "int8",
@@ -219,6 +241,10 @@ return function(device, it)
     local zero = dlx.zeros(3, { dtype = "int32", device = device })
     h.raises("ValueError", function() return dev // zero end)
     h.same({ 4, 5, 6 }, dev:totable())
+    h.raises("ValueError", function() return dlx.fmod(dev, zero) end)
+    h.raises("ValueError", function() dev:fmod_(0) end)
+    h.same({ 4, 5, 6 }, dev:totable())
+    h.raises("TypeError", function() return dev:frac() end)
     local cpu = dlx.ones(3, { dtype = "int32", device = "cpu" })
     h.raises("DeviceError", function() return dev + cpu end)
     h.raises("TypeError", function() dev:add_(1.5) end)

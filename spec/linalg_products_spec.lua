@@ -173,25 +173,48 @@ describe("dlx.matmul", function()
       local two = dlx.matmul(a, b)
       assert.is_true(dlx.equal(one, two), dtype)
     end
-    for _, dtype in ipairs({ "float32", "float64" }) do -- a batch of 4x4: the fixed-size kernels
-      local a, b = rand({ 20000, 4, 4 }, dtype), rand({ 20001, 4, 4 }, dtype):slice(1, 2, -1)
-      dlx.set_num_threads(1)
-      local one = dlx.matmul(a, b)
-      dlx.set_num_threads(2)
-      local two = dlx.matmul(a, b)
-      assert.is_true(dlx.equal(one, two), dtype .. " 4x4")
+    for _, dtype in ipairs({ "float32", "float64" }) do -- batches of 3x3, 4x4, 6x6: fixed sizes
+      for _, n in ipairs({ 3, 4, 6 }) do
+        local a, b = rand({ 20000, n, n }, dtype), rand({ 20001, n, n }, dtype):slice(1, 2, -1)
+        for _, x in ipairs({ a, a:transpose(2, 3) }) do
+          dlx.set_num_threads(1)
+          local one = dlx.matmul(x, b)
+          dlx.set_num_threads(2)
+          local two = dlx.matmul(x, b)
+          assert.is_true(dlx.equal(one, two), ("%s %dx%d"):format(dtype, n, n))
+        end
+      end
     end
     dlx.set_num_threads(before)
   end)
 
-  it("batches of 4x4 (a pose or a transform each), one b for all or one each", function()
+  it("batches of 3x3, 4x4 and 6x6 (rotations, poses, spatial inertias), shared or each", function()
     for _, dtype in ipairs({ "float32", "float64" }) do
-      local a, b, pose = rand({ 3000, 4, 4 }, dtype), rand({ 3001, 4, 4 }, dtype):slice(1, 2, -1),
-          rand({ 4, 4 }, dtype)
-      check_close(dlx.matmul(a, b), a, b, dtype)
-      check_close(dlx.matmul(a, pose), a, pose, dtype)
-      check_close(dlx.matmul(pose, a), pose, a, dtype)
-      check_close(dlx.matmul(a:transpose(2, 3), b), a:transpose(2, 3), b, dtype)
+      for _, n in ipairs({ 3, 4, 6 }) do
+        local a, b, pose = rand({ 3000, n, n }, dtype),
+            rand({ 3001, n, n }, dtype):slice(1, 2, -1), rand({ n, n }, dtype)
+        check_close(dlx.matmul(a, b), a, b, dtype)
+        check_close(dlx.matmul(a, pose), a, pose, dtype)
+        check_close(dlx.matmul(pose, a), pose, a, dtype)
+        check_close(dlx.matmul(a:transpose(2, 3), b), a:transpose(2, 3), b, dtype)
+        local padded = rand({ 3000, n, n + 3 }, dtype):slice(3, 2, n + 1)
+        check_close(dlx.matmul(b, padded:transpose(2, 3)), b, padded:transpose(2, 3), dtype)
+      end
+    end
+  end)
+
+  it("computes a batch of fixed size with the bits of the own loops of any size", function()
+    -- (n x n) @ (n x n+1) runs the own loops, which sum in the same order: its first n
+    -- columns are the n x n product's, bit for bit, whichever ISA the fixed kernels use
+    for _, dtype in ipairs({ "float32", "float64" }) do
+      for _, n in ipairs({ 3, 4, 6 }) do
+        local a, b = rand({ 500, n, n }, dtype), rand({ 500, n, n + 1 }, dtype)
+        local wide = dlx.matmul(a, b):slice(3, 1, n)
+        assert.is_true(dlx.equal(dlx.matmul(a, b:slice(3, 1, n)), wide), dtype .. " " .. n)
+        local at = a:transpose(2, 3)
+        assert.is_true(dlx.equal(dlx.matmul(at, b:slice(3, 1, n)),
+          dlx.matmul(at, b):slice(3, 1, n)), dtype .. " " .. n .. ", a transposed")
+      end
     end
   end)
 
@@ -238,7 +261,8 @@ describe("dlx.matmul", function()
 end)
 
 describe("the device cases of spec/matmul_device.lua on the CPU", function()
-  -- the comparisons every device runs (spec/oneapi_matmul_spec.lua) pass on the CPU itself
+  -- the comparisons every device runs (spec/oneapi_matmul_spec.lua, spec/cuda_linalg_spec.lua)
+  -- pass on the CPU itself
   require "spec.matmul_device" ("cpu", it, { integers = true })
 end)
 
@@ -444,9 +468,4 @@ describe("dlx.einsum", function()
     h.raises("ValueError", dlx.einsum, "ij,ij->ij", a, rand({ 3, 3 }, "float64"))
     h.raises("TypeError", dlx.einsum, 3, a)
   end)
-end)
-
-describe("the device cases of spec/linalg_device.lua on the CPU", function()
-  -- the comparisons every device runs (spec/cuda_linalg_spec.lua) pass on the CPU itself
-  require "spec.linalg_device" ("cpu", it, { integers = true })
 end)

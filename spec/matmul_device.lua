@@ -3,10 +3,11 @@
 --- inner size and the dtype's epsilon (integers and bool exactly), so that any summation order
 --- passes and a wrong layout, stride, transpose, conjugate, batch, alpha or beta does not. Every
 --- dtype, layout and product function; k = 0, 1 x 1, sizes that are not multiples of a tile,
---- batches and broadcasts, NaN and inf. Used by spec/linalg_products_spec.lua (the CPU) and
---- spec/oneapi_matmul_spec.lua; called as `require "spec.matmul_device" (device, it, opts)`,
---- opts.integers saying whether the device multiplies integers and bool (else each is a
---- TypeError naming the device and the dtype).
+--- batches of small matrices and broadcasts, NaN and inf. The one file of product cases for
+--- every device: spec/linalg_products_spec.lua (the CPU), spec/oneapi_matmul_spec.lua and
+--- spec/cuda_linalg_spec.lua (cuda:0, cuda_host, cuda_managed) run it; called as
+--- `require "spec.matmul_device" (device, it, opts)`, opts.integers saying whether the device
+--- multiplies integers and bool (else each is a TypeError naming the device and the dtype).
 local h = require "spec.helper"
 local dlx = h.dlx
 local assert = require "luassert" -- specs get it as their assert; this module does not
@@ -97,6 +98,8 @@ local LAYOUTS = {
   flipped = function(m, k, dtype, device) return rand({ m, k }, dtype, device):flip(1) end,
 }
 local LAYOUT_NAMES = { "contiguous", "transposed", "padded", "strided", "flipped" }
+-- {m, k, n} of the products in every layout: 1 x 1, the own loops, past a tile (twice), thin
+local LAYOUT_SIZES = { { 1, 1, 1 }, { 3, 4, 5 }, { 40, 50, 30 }, { 40, 50, 33 }, { 2, 70, 65 } }
 
 return function(device, it, opts)
   opts = opts or {}
@@ -110,7 +113,7 @@ return function(device, it, opts)
     it(("%s: %s products in every layout, 1 x 1 to past a tile"):format(name, dtype), function()
       for _, layout in ipairs(LAYOUT_NAMES) do
         local make = LAYOUTS[layout]
-        for _, size in ipairs({ { 1, 1, 1 }, { 3, 4, 5 }, { 40, 50, 33 }, { 2, 70, 65 } }) do
+        for _, size in ipairs(LAYOUT_SIZES) do
           local m, k, n = size[1], size[2], size[3]
           local a, b = make(m, k, dtype, device), make(k, n, dtype, device)
           local c = dlx.matmul(a, b)
@@ -156,10 +159,17 @@ return function(device, it, opts)
     end
   end)
 
-  it(name .. ": many small products in one call (20,000 4 x 4)", function()
+  it(name .. ": many small products in one call (100,000 4 x 4; 3 x 3 and 6 x 6)", function()
     for _, dtype in ipairs({ "float32", "float64" }) do
-      local a, b = rand({ 20000, 4, 4 }, dtype, device), rand({ 20000, 4, 4 }, dtype, device)
+      local a, b = rand({ 100000, 4, 4 }, dtype, device), rand({ 100000, 4, 4 }, dtype, device)
       check_close(dlx.bmm(a, b), a, b, dtype)
+      for _, n in ipairs({ 3, 6 }) do -- packed, a transposed, b padded and shared
+        local x, y = rand({ 20000, n, n }, dtype, device), rand({ 20000, n, n }, dtype, device)
+        check_close(dlx.matmul(x, y), x, y, dtype)
+        local xt = x:transpose(2, 3)
+        local yp = rand({ n, n + 2 }, dtype, device):slice(2, 1, n)
+        check_close(dlx.matmul(xt, yp), xt, yp, dtype)
+      end
     end
   end)
 
@@ -208,6 +218,14 @@ return function(device, it, opts)
     local r = dlx.addmm(c, rand({ 3, 0 }, "float64", device), rand({ 0, 4 }, "float64", device),
       { beta = 0.5 })
     assert.is_true(dlx.equal(r:to("cpu"), c:to("cpu") * 0.5))
+    for _, dtype in ipairs(FLOATS) do -- an empty batch; a batch with an empty inner dim
+      assert.are.same({ 0, 2, 4 }, dlx.matmul(rand({ 0, 2, 3 }, dtype, device),
+        rand({ 3, 4 }, dtype, device)).shape)
+      local base = rand({ 3, 5, 2 }, dtype, device)
+      local r3 = dlx.baddbmm(base, rand({ 3, 5, 0 }, dtype, device),
+        rand({ 3, 0, 2 }, dtype, device), { beta = 2 })
+      assert.is_true(dlx.equal(r3:to("cpu"), (base * 2):to("cpu")))
+    end
   end)
 
   it(name .. ": addmm and baddbmm (alpha, beta, c broadcast, beta = 0 not reading c)", function()
@@ -226,6 +244,7 @@ return function(device, it, opts)
         local row = rand({ n }, dtype, device, 4) -- broadcast over the rows
         check_close(dlx.addmm(row, a, b, { alpha = alpha, beta = beta }), a, b, dtype, alpha,
           beta, row)
+        check_close(dlx.addmm(row, a, b), a, b, dtype, 1, 1, row) -- alpha and beta 1 by default
         if not integer then
           local nan = dlx.full({ m, n }, 0 / 0, { dtype = dtype }):to(device)
           local r = dlx.addmm(nan, a, b, { beta = 0 })
@@ -240,26 +259,32 @@ return function(device, it, opts)
       local base = rand({ 2, 3, 5 }, dtype, device, 9)
       check_close(dlx.baddbmm(base, x, y, { alpha = alpha, beta = beta }), x, y, dtype, alpha,
         beta, base)
+      check_close(dlx.baddbmm(base, x, y, { alpha = -1 }), x, y, dtype, -1, 1, base)
     end
   end)
 
   it(name .. ": out = (same-kind casts, strided, overlapping the operands)", function()
-    local a, b = rand({ 3, 40 }, "float32", device), rand({ 40, 35 }, "float32", device)
-    local out = dlx.zeros({ 3, 35 }, { dtype = "float64" }):to(device)
-    assert.are.equal(out, dlx.matmul(a, b, { out = out }))
-    check_close(out:astype("float32"), a, b, "float32")
-    local t = dlx.zeros({ 3, 70 }):to(device):slice(2, 1, -1, 2)
-    dlx.matmul(a, b, { out = t })
-    check_close(t, a, b, "float32")
-    local sq = rand({ 34, 34 }, "float64", device)
-    local want = dlx.matmul(sq, sq)
-    dlx.matmul(sq, sq, { out = sq })
-    assert.is_true(dlx.equal(want:to("cpu"), sq:to("cpu")))
+    for _, size in ipairs({ { 3, 4, 3 }, { 3, 40, 35 } }) do -- own loops and a library's size
+      local m, k, n = size[1], size[2], size[3]
+      local a, b = rand({ m, k }, "float32", device), rand({ k, n }, "float32", device)
+      local out = dlx.zeros({ m, n }, { dtype = "float64" }):to(device)
+      assert.are.equal(out, dlx.matmul(a, b, { out = out }))
+      check_close(out:astype("float32"), a, b, "float32")
+      local t = dlx.zeros({ m, 2 * n }):to(device):slice(2, 1, -1, 2)
+      dlx.matmul(a, b, { out = t })
+      check_close(t, a, b, "float32")
+    end
+    for _, n in ipairs({ 4, 34 }) do
+      local sq = rand({ n, n }, "float64", device)
+      local want = dlx.matmul(sq, sq)
+      dlx.matmul(sq, sq, { out = sq })
+      assert.is_true(dlx.equal(want:to("cpu"), sq:to("cpu")))
+    end
   end)
 
   it(name .. ": float16 and bfloat16 accumulate in float32 and round once", function()
     for _, dtype in ipairs({ "float16", "bfloat16" }) do
-      for _, m in ipairs({ 1, 40 }) do
+      for _, m in ipairs({ 1, 40, 64 }) do
         local a = dlx.ones({ m, 4096 }, { dtype = dtype }):to(device)
         local b = dlx.ones({ 4096, m }, { dtype = dtype }):to(device)
         local c = dlx.matmul(a, b)
@@ -295,7 +320,7 @@ return function(device, it, opts)
   end
 
   it(name .. ": NaN and inf propagate and never hang", function()
-    for _, n in ipairs({ 2, 40 }) do
+    for _, n in ipairs({ 2, 40, 64 }) do
       local a = dlx.ones({ n, n }):to(device)
       a[{ 1, 1 }] = 0 / 0
       local c = dlx.matmul(a, dlx.ones({ n, 40 }):to(device))
@@ -314,5 +339,17 @@ return function(device, it, opts)
     assert.is_true(dlx.allclose(e:to("cpu"), want, { rtol = 1e-12, atol = 1e-12 }))
     local t = dlx.tensordot(a, b, { { 2, 3 }, { 2, 1 } })
     assert.is_true(dlx.allclose(t:to("cpu"), want, { rtol = 1e-12, atol = 1e-12 }))
+    local p, q = rand({ 2, 3, 4 }, "float64", device), rand({ 3, 4, 5 }, "float64", device)
+    assert.is_true(dlx.allclose(dlx.tensordot(p, q, 2):to("cpu"),
+      dlx.tensordot(p:to("cpu"), q:to("cpu"), 2)))
+    local x, y = rand({ 5, 2, 3 }, "complex64", device), rand({ 3, 4 }, "complex64", device)
+    assert.is_true(dlx.allclose(dlx.einsum("bij,jk->bki", x, y):to("cpu"),
+      dlx.einsum("bij,jk->bki", x:to("cpu"), y:to("cpu")), { rtol = 1e-5, atol = 1e-5 }))
+  end)
+
+  it(name .. ": operands on two devices are a DeviceError", function()
+    if name == "cpu" then return end
+    h.raises("DeviceError", dlx.matmul, rand({ 2, 2 }, "float32", device),
+      rand({ 2, 2 }, "float32", "cpu"))
   end)
 end

@@ -1,18 +1,16 @@
---- oneapi (Level Zero) matrix products (spec/matmul_device.lua, and spec/linalg_device.lua's
---- cases, which the CUDA specs run): every dtype, integers and bool included, against a reference
---- made on the CPU. On the test driver the kernel is its reference
---- (the CPU backend's matmul), so these check the host side: the request's strides in bytes, the
---- batch, conjugates, alpha and beta (and whether c is read), the mode, the alignment flag and
---- the work-group counts, which the driver checks launch by launch; the OpenCL kernel itself is
---- checked against the CPU on PoCL (ctest ze.kernels_pocl) and Intel's CPU OpenCL runtime.
+--- oneapi (Level Zero) matrix products (spec/matmul_device.lua, the cases every device runs):
+--- every dtype, integers and bool included, against a reference made on the CPU. On the test
+--- driver the kernel is its reference (the CPU backend's matmul), so these check the host side:
+--- the request's strides in bytes, the batch, conjugates, alpha and beta (and whether c is read),
+--- the mode, the alignment flag and the work-group counts, which the driver checks launch by
+--- launch; the OpenCL kernel itself is checked against the CPU on PoCL (ctest ze.kernels_pocl)
+--- and Intel's CPU OpenCL runtime.
 local h = require "spec.helper"
 local dlx = h.dlx
 
 describe("oneapi matrix products #oneapi", function()
   if not h.has_device("oneapi:0", pending) then return end
   require "spec.matmul_device" ("oneapi:0", it, { integers = true })
-  -- and the CUDA specs' cases (spec/cuda_linalg_spec.lua), written apart from these
-  require "spec.linalg_device" ("oneapi:0", it, { integers = true })
 
   it("multiplies on a second device, and refuses operands on two devices", function()
     if not pcall(dlx.device, "oneapi:1") then

@@ -61,6 +61,10 @@ core.Tensor.isclose = compare.isclose
 -- Products built on dlx.matmul: outer, tensordot, einsum, kron, cross, diag, t:trace.
 require("dlx.linalg_products").install(dlx, core)
 
+-- Small ops built from views and other ops: t:movedim, rot90, roll, diff, renorm; dlx.meshgrid,
+-- broadcast_tensors, dist.
+require("dlx.small_ops").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions

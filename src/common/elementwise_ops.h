@@ -7,11 +7,11 @@
  * Ops compute in a "kernel dtype": bool, the integers, float32 (float16 and bfloat16 too: they
  * are widened on load and rounded once on store), float64, complex64 and complex128. The rules
  * (docs/elementwise.md): integers wrap (computed in unsigned types); floor_divide floors and
- * remainder has the divisor's sign, for floats as NumPy's divmod; shifts by a negative amount
- * or at least the width give 0, or -1 for a negative value shifted right; maximum and minimum
- * propagate NaN; round is half to even; on bools add and maximum are or, mul and minimum and.
- * Integer division by zero and negative integer powers never reach a kernel (the core refuses
- * them); they give 0 here rather than trap. */
+ * remainder has the divisor's sign, for floats as NumPy's divmod; fmod has the dividend's; shifts
+ * by a negative amount or at least the width give 0, or -1 for a negative value shifted right;
+ * maximum and minimum propagate NaN; round is half to even; on bools add and maximum are or, mul
+ * and minimum and. Integer division by zero and negative integer powers never reach a kernel (the
+ * core refuses them); they give 0 here rather than trap. */
 #ifndef DLX_COMMON_ELEMENTWISE_OPS_H
 #define DLX_COMMON_ELEMENTWISE_OPS_H
 
@@ -37,6 +37,7 @@ enum dlx_ewk_op {
   DLX_EWK_DIV,
   DLX_EWK_FLOOR_DIVIDE,
   DLX_EWK_REMAINDER,
+  DLX_EWK_FMOD,
   DLX_EWK_POW,
   DLX_EWK_MAXIMUM,
   DLX_EWK_MINIMUM,
@@ -68,6 +69,7 @@ enum dlx_ewk_op {
   DLX_EWK_CEIL,
   DLX_EWK_TRUNC,
   DLX_EWK_ROUND,
+  DLX_EWK_FRAC,
   DLX_EWK_ISNAN,
   DLX_EWK_ISINF,
   DLX_EWK_ISFINITE,
@@ -195,6 +197,8 @@ enum dlx_ewk_result {
     r = (T)(x % y);                                                                                \
     return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
   }                                                                                                \
+  /* C's %: the dividend's sign; MIN % -1 is 0 (and no trap) */                                    \
+  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }           \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y);                                    \
   }                                                                                                \
@@ -206,6 +210,7 @@ enum dlx_ewk_result {
   DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                               \
   DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return (T)(y != 0 ? x / y : 0); }              \
   DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                 \
+  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                      \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)0 : (T)(x >> y);                                                   \
   }                                                                                                \
@@ -282,6 +287,7 @@ DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * 
     dlx_ewk_divmod_##n(x, y, &mod);                                                                \
     return mod;                                                                                    \
   }                                                                                                \
+  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return F(fmod)(x, y); }                                \
   DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return F(pow)(x, y); }                                  \
   DLX_SHARED T dlx_ewk_maximum_##n(T x, T y) { return (x >= y || x != x) ? x : y; }                \
   DLX_SHARED T dlx_ewk_minimum_##n(T x, T y) { return (x <= y || x != x) ? x : y; }                \
@@ -305,6 +311,8 @@ DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * 
   DLX_SHARED T dlx_ewk_floor_##n(T x) { return F(floor)(x); }                                      \
   DLX_SHARED T dlx_ewk_ceil_##n(T x) { return F(ceil)(x); }                                        \
   DLX_SHARED T dlx_ewk_trunc_##n(T x) { return F(trunc)(x); }                                      \
+  /* x - trunc(x): the sign of x, NaN for infinities (PyTorch's frac) */                           \
+  DLX_SHARED T dlx_ewk_frac_##n(T x) { return x - F(trunc)(x); }                                   \
   /* rint in the default rounding mode: half to even */                                            \
   DLX_SHARED T dlx_ewk_round_##n(T x) { return F(rint)(x); }                                       \
   DLX_SHARED uint8_t dlx_ewk_logical_not_##n(T x) { return x == 0; }                               \
@@ -507,6 +515,7 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_MUL, mul, a)                                                                           \
   X(DLX_EWK_FLOOR_DIVIDE, floor_divide, a)                                                         \
   X(DLX_EWK_REMAINDER, remainder, a)                                                               \
+  X(DLX_EWK_FMOD, fmod, a)                                                                         \
   X(DLX_EWK_POW, pow, a)                                                                           \
   X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
   X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
@@ -533,6 +542,7 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_DIV, div, a)                                                                           \
   X(DLX_EWK_FLOOR_DIVIDE, floor_divide, a)                                                         \
   X(DLX_EWK_REMAINDER, remainder, a)                                                               \
+  X(DLX_EWK_FMOD, fmod, a)                                                                         \
   X(DLX_EWK_POW, pow, a)                                                                           \
   X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
   X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
@@ -571,6 +581,7 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_CONJ, conj, a)                                                                         \
   X(DLX_EWK_REAL, real, a)                                                                         \
   X(DLX_EWK_IMAG, imag, a)                                                                         \
+  X(DLX_EWK_FRAC, frac, a)                                                                         \
   DLX_EWK_ROUNDING_OPS(X, a)
 
 #define DLX_EWK_COMPLEX_BINARY(X, a)                                                               \

@@ -42,22 +42,83 @@ typedef enum dlx_dim_op {
   DLX_DIM_LOG_SOFTMAX
 } dlx_dim_op;
 
-/* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*). */
+/* Ops on each row of a [rows, n] tensor (the entry row_op): order statistics and the scans
+ * that carry an extreme along. */
+typedef enum dlx_row_op {
+  DLX_ROW_KTH,         /* the element of 0-based rank k in the sort order, and its index */
+  DLX_ROW_MEDIAN,      /* the lower median; a row with NaN gives its first NaN */
+  DLX_ROW_NANMEDIAN,   /* the lower median of the non-NaN elements (all NaN: the first) */
+  DLX_ROW_MODE,        /* the smallest most frequent value and its last position */
+  DLX_ROW_QUANTILE,    /* the quantiles q[] (values only); a row with NaN gives NaN */
+  DLX_ROW_NANQUANTILE, /* the quantiles of the non-NaN elements (all NaN: NaN) */
+  DLX_ROW_CUMMAX,      /* running maximum and its index (ties and NaN: the latest) */
+  DLX_ROW_CUMMIN,      /* running minimum and its index (ties and NaN: the latest) */
+  DLX_ROW_LOGCUMSUMEXP /* log of the running sum of exp (values only) */
+} dlx_row_op;
+
+/* How a quantile between two elements is taken (numbered as the Lua names' order). */
+typedef enum dlx_interpolation {
+  DLX_INTERP_LINEAR,
+  DLX_INTERP_LOWER,
+  DLX_INTERP_HIGHER,
+  DLX_INTERP_NEAREST,
+  DLX_INTERP_MIDPOINT
+} dlx_interpolation;
+
+/* A request to row_op. src is C-contiguous of shape [rows, n] (rows >= 1, n >= 1), bool, an
+ * integer or a real float dtype (QUANTILE, NANQUANTILE: a float dtype). values and indices
+ * (int64, 1-based; NULL for QUANTILE, NANQUANTILE and LOGCUMSUMEXP) are fresh and C-contiguous:
+ * [rows, 1] for KTH, MEDIAN, NANMEDIAN and MODE, [rows, nq] for the quantiles, [rows, n] for
+ * the scans. The order is src/common/sort_keys.h's (-0.0 equals 0.0, NaN above +inf) and a rank
+ * names the element a stable sort puts there, so the index is unique. values has src's dtype,
+ * except LOGCUMSUMEXP's (dlx_stat_dtype of src's). */
+typedef struct dlx_row_request {
+  dlx_row_op op;
+  const dlx_tensor *src, *values, *indices;
+  int64_t k;       /* KTH: 0 <= k < n */
+  const double *q; /* the quantiles: nq values in [0, 1] */
+  int64_t nq;
+  dlx_interpolation interpolation;
+} dlx_row_request;
+
+/* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*; distributions.h defines
+ * the kinds after INT). */
 typedef enum dlx_random_kind {
   DLX_RANDOM_UNIFORM,
   DLX_RANDOM_NORMAL,
-  DLX_RANDOM_INT
+  DLX_RANDOM_INT,
+  DLX_RANDOM_BERNOULLI,
+  DLX_RANDOM_EXPONENTIAL,
+  DLX_RANDOM_CAUCHY,
+  DLX_RANDOM_LOG_NORMAL,
+  DLX_RANDOM_GEOMETRIC,
+  DLX_RANDOM_POISSON
 } dlx_random_kind;
 
 /* A request to fill_random: the generator's state and the distribution. */
 typedef struct dlx_random_request {
   dlx_random_kind kind;
   uint64_t seed;   /* the Philox key */
-  uint64_t offset; /* the counter of the block of elements 0 .. L - 1 */
-  double a, b;     /* UNIFORM: [a, b); NORMAL: mean and standard deviation */
-  int64_t low;     /* INT: low + an integer in [0, range) */
-  uint64_t range;  /* INT: >= 1 */
+  uint64_t offset; /* the counter of the block of elements 0 .. L - 1 (POISSON: of element 0) */
+  int lanes;       /* L, elements per block: 4 (one word each), 2 (two: wide) or 1 (POISSON) */
+  double a, b;     /* the kind's parameters (philox.h's list), when ta and tb are NULL */
+  /* Per-element parameters in place of a and b: float64, C-contiguous, dst's shape, on its
+   * device (NULL: the number). */
+  const dlx_tensor *ta, *tb;
+  int64_t low;    /* INT: low + an integer in [0, range) */
+  uint64_t range; /* INT: >= 1 */
 } dlx_random_request;
+
+/* A multinomial request (the backend entry multinomial): n draws from each row of weights, with
+ * or without replacement, as src/common/distributions.h defines them. */
+typedef struct dlx_multinomial_request {
+  const dlx_tensor *weights; /* float32 or float64, C-contiguous [rows, k], k >= 1 */
+  const dlx_tensor *out;     /* int64, C-contiguous [rows, n]: 1-based positions */
+  const dlx_tensor *status;  /* int64, C-contiguous [rows]: each row's DLX_MN_* state */
+  int64_t n;
+  bool replacement;
+  uint64_t seed, offset;
+} dlx_multinomial_request;
 
 /* The indexing ops of the backend entry index_op. Index tensors hold int64 indices, 1-based or
  * negative from the end (-1 is the last), and masks are bool; every tensor lives on the
@@ -415,8 +476,19 @@ typedef struct dlx_backend {
    * - dst is writable and C-contiguous, numel > 0;
    * - UNIFORM and NORMAL: dst is float16, bfloat16, float32 or float64; the element is computed
    *   in float64 (dlx_rng_real with the dtype's significand bits) and rounded once to dst;
-   * - INT: dst is an integer dtype holding every value of [low, low + range). */
+   * - INT: dst is an integer dtype holding every value of [low, low + range), a float dtype
+   *   holding every integer of it exactly, or bool;
+   * - BERNOULLI, GEOMETRIC: dst is a real dtype (bool, an integer or a float one); the others:
+   *   a float dtype. The value is computed in float64 (dlx_rng_draw, dlx_rng_poisson) and
+   *   converted once to dst by the casting rules (integers saturate);
+   * - r->lanes is the kind's (core/random.c sets it), r->ta and r->tb per-element parameters
+   *   when not NULL, on dst's device. The core checked the parameters' values. */
   int (*fill_random)(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+  /* Optional (NULL: a DeviceError): multinomial draws (dlx_multinomial_request): r->status[i]
+   * gets row i's state (DLX_MN_* of src/common/distributions.h) and, where it is DLX_MN_OK, row
+   * i of r->out its draws, bit for bit as dlx_mn_row computes them. Every tensor lives on this
+   * backend's device; rows >= 1. */
+  int (*multinomial)(const dlx_multinomial_request *r, dlx_error *err);
 
   /* Optional (NULL: a DeviceError): the indexing ops of a dlx_index_request (below). */
   int (*index_op)(dlx_index_request *r, dlx_error *err);
@@ -431,6 +503,11 @@ typedef struct dlx_backend {
    *   values[r][i] is that element, bit for bit. */
   int (*sort_rows)(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                    const dlx_tensor *indices, dlx_error *err);
+  /* Optional (NULL: a DeviceError): an op of dlx_row_request on each row (above). The
+   * quantiles' ranks are q * (m - 1) in float64 over the m elements taken, and LINEAR and
+   * MIDPOINT interpolate a + w (b - a) (w < 0.5) or b - (1 - w) (b - a) in float64, rounded once
+   * to the dtype (NumPy's and PyTorch's formula); NEAREST rounds the rank half to even. */
+  int (*row_op)(const dlx_row_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);

@@ -42,6 +42,7 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_DIV] = {"div", K_FLOAT | K_COMPLEX, TO_FLOAT},
     [DLX_EW_FLOOR_DIVIDE] = {"floor_divide", K_INT | K_FLOAT, 0},
     [DLX_EW_REMAINDER] = {"remainder", K_INT | K_FLOAT, 0},
+    [DLX_EW_FMOD] = {"fmod", K_INT | K_FLOAT, 0},
     [DLX_EW_POW] = {"pow", K_INT | K_FLOAT | K_COMPLEX, 0},
     [DLX_EW_MAXIMUM] = {"maximum", K_BOOL | K_INT | K_FLOAT, 0},
     [DLX_EW_MINIMUM] = {"minimum", K_BOOL | K_INT | K_FLOAT, 0},
@@ -73,6 +74,7 @@ static const op_info ops[DLX_EW_NUM_OPS] = {
     [DLX_EW_CEIL] = {"ceil", K_BOOL | K_INT | K_FLOAT, 0},
     [DLX_EW_TRUNC] = {"trunc", K_BOOL | K_INT | K_FLOAT, 0},
     [DLX_EW_ROUND] = {"round", K_BOOL | K_INT | K_FLOAT, 0},
+    [DLX_EW_FRAC] = {"frac", K_FLOAT, 0},
     [DLX_EW_ISNAN] = {"isnan", K_ALL, BOOL_RESULT},
     [DLX_EW_ISINF] = {"isinf", K_ALL, BOOL_RESULT},
     [DLX_EW_ISFINITE] = {"isfinite", K_ALL, BOOL_RESULT},
@@ -379,7 +381,8 @@ static int check_integer_errors(dlx_ew_op op, const dlx_operand *b, dlx_dtype co
                                 dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(compute);
   if (kind != DLX_KIND_INT && kind != DLX_KIND_UINT) return 0;
-  if (op == DLX_EW_FLOOR_DIVIDE || op == DLX_EW_REMAINDER) return check_divisor(op, b, err);
+  if (op == DLX_EW_FLOOR_DIVIDE || op == DLX_EW_REMAINDER || op == DLX_EW_FMOD)
+    return check_divisor(op, b, err);
   if (op == DLX_EW_POW) return check_exponent(b, err);
   return 0;
 }

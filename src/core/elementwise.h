@@ -18,6 +18,7 @@ typedef enum dlx_ew_op {
   DLX_EW_DIV,
   DLX_EW_FLOOR_DIVIDE,
   DLX_EW_REMAINDER,
+  DLX_EW_FMOD,
   DLX_EW_POW,
   DLX_EW_MAXIMUM,
   DLX_EW_MINIMUM,
@@ -50,6 +51,7 @@ typedef enum dlx_ew_op {
   DLX_EW_CEIL,
   DLX_EW_TRUNC,
   DLX_EW_ROUND,
+  DLX_EW_FRAC,
   DLX_EW_ISNAN,
   DLX_EW_ISINF,
   DLX_EW_ISFINITE,
@@ -145,8 +147,9 @@ int dlx_ew_dtypes_n(dlx_ew_op op, const dlx_operand *in, dlx_dtype *compute, dlx
  *   dst's dtype by the same-kind rule (TypeError otherwise); a read-only or broadcast dst is a
  *   ValueError; out is not touched. A dst that overlaps an input other than exactly is
  *   computed through a temporary, as if the inputs were read first.
- * Tensors on different devices are a DeviceError; integer floor_divide and remainder by zero and
- * integer pow with a negative exponent are a ValueError, found before anything is written. */
+ * Tensors on different devices are a DeviceError; integer floor_divide, remainder and fmod by
+ * zero and integer pow with a negative exponent are a ValueError, found before anything is
+ * written. */
 int dlx_elementwise(dlx_ew_op op, const dlx_operand *a, const dlx_operand *b, const dlx_tensor *dst,
                     dlx_tensor *out, dlx_error *err);
 

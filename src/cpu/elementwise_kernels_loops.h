@@ -64,6 +64,7 @@
     T q = (T)(x / y);                                                                              \
     return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
   }                                                                                                \
+  static inline T cmod_##name(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }             \
   static inline T mod_##name(T x, T y) {                                                           \
     if (y == 0 || y == -1) return 0;                                                               \
     T r = (T)(x % y);                                                                              \
@@ -82,6 +83,7 @@
 #define INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                    \
   static inline T floordiv_##name(T x, T y) { return (T)(y != 0 ? x / y : 0); }                    \
   static inline T mod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                         \
+  static inline T cmod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                        \
   static inline T ipow_##name(T x, T y) {                                                          \
     WU r = 1, base = (WU)x;                                                                        \
     for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
@@ -98,6 +100,7 @@
   BINARY(mul_##name, T, T, (T)((WU)x * (WU)y))                                                     \
   BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
   BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(fmod_##name, T, T, cmod_##name(x, y)) /* C's %: the dividend's sign */                    \
   BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
   BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
   BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
@@ -212,6 +215,7 @@ UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
   BINARY(div_##name, T, T, x / y)                                                                  \
   BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
   BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(fmod_##name, T, T, fmod##SUFFIX(x, y))                                                    \
   BINARY(pow_##name, T, T, pow##SUFFIX(x, y))                                                      \
   BINARY(maximum_##name, T, T, (x >= y || x != x) ? x : y)                                         \
   BINARY(minimum_##name, T, T, (x <= y || x != x) ? x : y)                                         \
@@ -236,6 +240,7 @@ UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
   UNARY(floor_##name, T, T, floor##SUFFIX(x))                                                      \
   UNARY(ceil_##name, T, T, ceil##SUFFIX(x))                                                        \
   UNARY(trunc_##name, T, T, trunc##SUFFIX(x))                                                      \
+  UNARY(frac_##name, T, T, x - trunc##SUFFIX(x))                                                   \
   UNARY(round_##name, T, T, nearbyint##SUFFIX(x)) /* the default mode: half to even */             \
   UNARY(isnan_##name, T, uint8_t, x != x)                                                          \
   UNARY(isinf_##name, T, uint8_t, fabs##SUFFIX(x) == (T)INFINITY)                                  \
@@ -306,13 +311,13 @@ COMPLEX_KERNELS(complex128, dlx_c128, double, , double complex)
 #define INT_ENTRIES(name, E)                                                                       \
   [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \
   [DLX_EW_FLOOR_DIVIDE][E] = floor_divide_##name, [DLX_EW_REMAINDER][E] = remainder_##name,        \
-  [DLX_EW_POW][E] = pow_##name, [DLX_EW_MAXIMUM][E] = maximum_##name,                              \
-  [DLX_EW_MINIMUM][E] = minimum_##name, [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name,    \
-  [DLX_EW_LT][E] = lt_##name, [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name,              \
-  [DLX_EW_GE][E] = ge_##name, [DLX_EW_LOGICAL_AND][E] = logical_and_##name,                        \
-  [DLX_EW_LOGICAL_OR][E] = logical_or_##name, [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name,        \
-  [DLX_EW_BITWISE_AND][E] = bitwise_and_##name, [DLX_EW_BITWISE_OR][E] = bitwise_or_##name,        \
-  [DLX_EW_BITWISE_XOR][E] = bitwise_xor_##name,                                                    \
+  [DLX_EW_FMOD][E] = fmod_##name, [DLX_EW_POW][E] = pow_##name,                                    \
+  [DLX_EW_MAXIMUM][E] = maximum_##name, [DLX_EW_MINIMUM][E] = minimum_##name,                      \
+  [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name, [DLX_EW_LT][E] = lt_##name,              \
+  [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name, [DLX_EW_GE][E] = ge_##name,              \
+  [DLX_EW_LOGICAL_AND][E] = logical_and_##name, [DLX_EW_LOGICAL_OR][E] = logical_or_##name,        \
+  [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name, [DLX_EW_BITWISE_AND][E] = bitwise_and_##name,      \
+  [DLX_EW_BITWISE_OR][E] = bitwise_or_##name, [DLX_EW_BITWISE_XOR][E] = bitwise_xor_##name,        \
   [DLX_EW_BITWISE_LEFT_SHIFT][E] = bitwise_left_shift_##name,                                      \
   [DLX_EW_BITWISE_RIGHT_SHIFT][E] = bitwise_right_shift_##name, [DLX_EW_NEG][E] = neg_##name,      \
   [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SIGN][E] = sign_##name,                                    \
@@ -325,19 +330,21 @@ COMPLEX_KERNELS(complex128, dlx_c128, double, , double complex)
 #define FLOAT_ENTRIES(name, E)                                                                     \
   [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \
   [DLX_EW_DIV][E] = div_##name, [DLX_EW_FLOOR_DIVIDE][E] = floor_divide_##name,                    \
-  [DLX_EW_REMAINDER][E] = remainder_##name, [DLX_EW_POW][E] = pow_##name,                          \
-  [DLX_EW_MAXIMUM][E] = maximum_##name, [DLX_EW_MINIMUM][E] = minimum_##name,                      \
-  [DLX_EW_ATAN2][E] = atan2_##name, [DLX_EW_HYPOT][E] = hypot_##name,                              \
-  [DLX_EW_COPYSIGN][E] = copysign_##name, [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name,  \
-  [DLX_EW_LT][E] = lt_##name, [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name,              \
-  [DLX_EW_GE][E] = ge_##name, [DLX_EW_LOGICAL_AND][E] = logical_and_##name,                        \
-  [DLX_EW_LOGICAL_OR][E] = logical_or_##name, [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name,        \
-  [DLX_EW_NEG][E] = neg_##name, [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SIGN][E] = sign_##name,      \
+  [DLX_EW_REMAINDER][E] = remainder_##name, [DLX_EW_FMOD][E] = fmod_##name,                        \
+  [DLX_EW_POW][E] = pow_##name, [DLX_EW_MAXIMUM][E] = maximum_##name,                              \
+  [DLX_EW_MINIMUM][E] = minimum_##name, [DLX_EW_ATAN2][E] = atan2_##name,                          \
+  [DLX_EW_HYPOT][E] = hypot_##name, [DLX_EW_COPYSIGN][E] = copysign_##name,                        \
+  [DLX_EW_EQ][E] = eq_##name, [DLX_EW_NE][E] = ne_##name, [DLX_EW_LT][E] = lt_##name,              \
+  [DLX_EW_LE][E] = le_##name, [DLX_EW_GT][E] = gt_##name, [DLX_EW_GE][E] = ge_##name,              \
+  [DLX_EW_LOGICAL_AND][E] = logical_and_##name, [DLX_EW_LOGICAL_OR][E] = logical_or_##name,        \
+  [DLX_EW_LOGICAL_XOR][E] = logical_xor_##name, [DLX_EW_NEG][E] = neg_##name,                      \
+  [DLX_EW_ABS][E] = abs_##name, [DLX_EW_SIGN][E] = sign_##name,                                    \
   [DLX_EW_SQUARE][E] = square_##name, [DLX_EW_RECIPROCAL][E] = reciprocal_##name,                  \
   [DLX_EW_LOGICAL_NOT][E] = logical_not_##name, [DLX_EW_FLOOR][E] = floor_##name,                  \
   [DLX_EW_CEIL][E] = ceil_##name, [DLX_EW_TRUNC][E] = trunc_##name,                                \
-  [DLX_EW_ROUND][E] = round_##name, [DLX_EW_ISNAN][E] = isnan_##name,                              \
-  [DLX_EW_ISINF][E] = isinf_##name, [DLX_EW_ISFINITE][E] = isfinite_##name,
+  [DLX_EW_FRAC][E] = frac_##name, [DLX_EW_ROUND][E] = round_##name,                                \
+  [DLX_EW_ISNAN][E] = isnan_##name, [DLX_EW_ISINF][E] = isinf_##name,                              \
+  [DLX_EW_ISFINITE][E] = isfinite_##name,
 
 #define COMPLEX_ENTRIES(name, E)                                                                   \
   [DLX_EW_ADD][E] = add_##name, [DLX_EW_SUB][E] = sub_##name, [DLX_EW_MUL][E] = mul_##name,        \

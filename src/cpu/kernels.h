@@ -19,11 +19,15 @@ int dlx_cpu_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uin
 int dlx_cpu_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
                       dlx_error *err);
 int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+/* random_multinomial.c */
+int dlx_cpu_multinomial(const dlx_multinomial_request *r, dlx_error *err);
 /* indexing.c */
 int dlx_cpu_index_op(dlx_index_request *r, dlx_error *err);
 /* sort.c */
 int dlx_cpu_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                       const dlx_tensor *indices, dlx_error *err);
+/* order_stats.c */
+int dlx_cpu_row_op(const dlx_row_request *r, dlx_error *err);
 
 /* matmul.c */
 int dlx_cpu_matmul(const dlx_matmul_request *r, dlx_error *err);

@@ -3,9 +3,9 @@
  * Three paths:
  * - small products (and every bool or integer product, which BLAS has not) run dlx's own loops
  *   (matmul_small.c), batch elements and blocks of rows split over the pool: a 4x4 product is
- *   about 64 multiply-adds, far less than a BLAS call's fixed cost; batches of packed 4x4
- *   float32 and float64 products run the vector kernels of matmul_fixed.c, ranges of the batch
- *   at a time;
+ *   about 64 multiply-adds, far less than a BLAS call's fixed cost; batches of 3x3, 4x4 and
+ *   6x6 float32 and float64 products (alpha 1, beta 0) run the vector kernels of
+ *   matmul_fixed.c, ranges of the batch at a time;
  * - float32, float64, complex64 and complex128 products of some size go to OpenBLAS: c is cut
  *   into tiles (several per thread when the product is large), which the pool hands out, each
  *   a single-threaded ?gemm on the operands as they lie (transposed and conjugated operands

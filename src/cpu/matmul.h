@@ -19,9 +19,9 @@ dlx_cpu_product_fn dlx_cpu_small_product(dlx_dtype dtype);
 /* Computes batch elements [begin, end) of r, on the calling thread. */
 typedef void (*dlx_cpu_batch_fn)(const dlx_matmul_request *r, int64_t begin, int64_t end);
 
-/* A kernel of fixed sizes for a whole batch (matmul_fixed.c): packed 4 x 4 float32 and float64
- * products with alpha 1 and beta 0, on the CPU's best ISA; NULL for other requests. It gives
- * the bits of the own loops. */
+/* A kernel of fixed sizes for a whole batch (matmul_fixed.c): 3 x 3, 4 x 4 and 6 x 6 float32 and
+ * float64 products with alpha 1 and beta 0, operands in any strides, on the CPU's best ISA; NULL
+ * for other requests. It gives the bits of the own loops. */
 dlx_cpu_batch_fn dlx_cpu_fixed_batch(const dlx_matmul_request *r);
 /* The same on one ISA, "portable", "avx2" or "avx512" (tests); NULL where the CPU lacks it. */
 dlx_cpu_batch_fn dlx_cpu_fixed_batch_isa(const dlx_matmul_request *r, const char *isa);

@@ -1,14 +1,28 @@
-/* matmul_fixed.c -- batches of packed 4 x 4 float32 and float64 products (matmul.h): poses and
- * transforms, 100,000 at a time.
+/* matmul_fixed.c -- batches of 3 x 3, 4 x 4 and 6 x 6 float32 and float64 products (matmul.h):
+ * rotations, poses, transforms and the 6 x 6 blocks of robotics, 100,000 at a time.
  *
  * One call runs a range of batch elements, so nothing is decided per element. Each element is
  * computed as the own loops (matmul_small.c) compute it, in the same order with the same
- * roundings: row i of c is 0 + a[i][0] * b[0] + a[i][1] * b[1] + a[i][2] * b[2] + a[i][3] * b[3],
- * the adds left to right, no fused multiply-add (this file and matmul_small.c are built with
+ * roundings: row i of c is 0 + a[i][0] * b[0] + a[i][1] * b[1] + ... + a[i][N-1] * b[N-1], the
+ * adds left to right, no fused multiply-add (this file and matmul_small.c are built with
  * -ffp-contract=off), so every ISA, every thread count and the general loops give the same bits
- * (tests/c/test_cpu_matmul.c compares them). The vector kernels put the rows of c side by side
- * in one register: with AVX-512, all four float32 rows (each a[i][l] spread over its row's lane
- * by an in-lane permute, b's row l repeated in every lane); with AVX2, two rows at a time. */
+ * (tests/c/test_cpu_matmul.c compares them). Only the layout of the lanes differs from kernel
+ * to kernel:
+ * - AVX-512 puts several rows of c side by side in one register: each a[i][l] spread over its
+ *   row's lanes and b's row l repeated for every row, by permutes (all of a 3 x 3 or 4 x 4
+ *   float32 product in one register; two rows of a float64 one, or of a 6 x 6 float32 one);
+ *   a 6 x 6 float64 row fills six lanes, a[i][l] broadcast from memory;
+ * - AVX2 keeps a row of c a register (two rows of a 4 x 4 float32 product), a[i][l] broadcast.
+ * Loads and stores stay inside the element's matrices, without masks (masked ones that miss the
+ * cache made the 6 x 6 float32 kernel three times slower on Zen 5): the last values are loaded
+ * from a few places earlier and shifted down (or picked by a permute), and the rows of c are
+ * stored in order, each store's lanes past its row rewritten by the next row's store, the last
+ * row in pieces.
+ *
+ * Operands that are not packed (a transposed or padded a or b, which the core passes as they
+ * are, any c the backend contract allows) are copied element by element into packed matrices
+ * on the stack first (c back out after): the products are the same, the loops' order does not
+ * depend on the strides. */
 #include <string.h>
 
 #include "cpu/matmul.h"
@@ -22,132 +36,370 @@
   int64_t as = (r)->a.batch_stride, bs = (r)->b.batch_stride, cs = (r)->c.batch_stride;            \
   for (int64_t i = begin; i < end; i++, a += as, b += bs, c += cs)
 
-#define PORTABLE_4X4(NAME, T)                                                                      \
-  static void NAME(const dlx_matmul_request *r, int64_t begin, int64_t end) {                      \
+static bool packed(const dlx_matrix_operand *o, int64_t n) {
+  return o->row_stride == n && o->col_stride == 1;
+}
+
+/* dst (packed) = the N x N matrix at src with operand o's strides. */
+#define PACK(dst, src, o, N)                                                                       \
+  for (int row = 0; row < N; row++)                                                                \
+    for (int col = 0; col < N; col++)                                                              \
+      (dst)[row * N + col] = (src)[row * (o).row_stride + col * (o).col_stride];
+
+/* The batch function NAME over elements of N x N matrices of T, ONE(a, b, c) computing one
+ * element on packed matrices. Operands that are not packed go through packed copies. */
+#define BATCH(NAME, TARGET, T, N, ONE)                                                             \
+  TARGET static void NAME(const dlx_matmul_request *r, int64_t begin, int64_t end) {               \
+    bool pa = packed(&r->a, N), pb = packed(&r->b, N), pc = packed(&r->c, N);                      \
+    T ta[N * N], tb[N * N], tc[N * N];                                                             \
+    if (pa && pb && pc) {                                                                          \
+      FOR_ELEMENTS(T, r, begin, end) ONE(a, b, c);                                                 \
+      return;                                                                                      \
+    }                                                                                              \
     FOR_ELEMENTS(T, r, begin, end) {                                                               \
-      for (int row = 0; row < 4; row++) {                                                          \
-        T acc[4] = {0, 0, 0, 0};                                                                   \
-        for (int l = 0; l < 4; l++)                                                                \
-          for (int j = 0; j < 4; j++) acc[j] += a[row * 4 + l] * b[l * 4 + j];                     \
-        memcpy(c + row * 4, acc, sizeof acc);                                                      \
-      }                                                                                            \
+      if (!pa) PACK(ta, a, r->a, N);                                                               \
+      if (!pb) PACK(tb, b, r->b, N);                                                               \
+      ONE(pa ? a : ta, pb ? b : tb, pc ? c : tc);                                                  \
+      if (!pc)                                                                                     \
+        for (int row = 0; row < N; row++)                                                          \
+          for (int col = 0; col < N; col++)                                                        \
+            c[row * r->c.row_stride + col * r->c.col_stride] = tc[row * N + col];                  \
     }                                                                                              \
   }
 
-PORTABLE_4X4(f32_4x4_portable, float)
-PORTABLE_4X4(f64_4x4_portable, double)
+/* ---- portable C: the own loops' order, at fixed sizes */
+
+#define PORTABLE_ONE(NAME, T, N)                                                                   \
+  static inline void NAME(const T *a, const T *b, T *c) {                                          \
+    for (int row = 0; row < N; row++) {                                                            \
+      T acc[N];                                                                                    \
+      for (int j = 0; j < N; j++) acc[j] = 0;                                                      \
+      for (int l = 0; l < N; l++)                                                                  \
+        for (int j = 0; j < N; j++) acc[j] += a[row * N + l] * b[l * N + j];                       \
+      memcpy(c + row * N, acc, sizeof acc);                                                        \
+    }                                                                                              \
+  }
+
+PORTABLE_ONE(f32_3_portable_one, float, 3)
+PORTABLE_ONE(f64_3_portable_one, double, 3)
+PORTABLE_ONE(f32_4_portable_one, float, 4)
+PORTABLE_ONE(f64_4_portable_one, double, 4)
+PORTABLE_ONE(f32_6_portable_one, float, 6)
+PORTABLE_ONE(f64_6_portable_one, double, 6)
+
+#define NO_TARGET
+BATCH(f32_3_portable, NO_TARGET, float, 3, f32_3_portable_one)
+BATCH(f64_3_portable, NO_TARGET, double, 3, f64_3_portable_one)
+BATCH(f32_4_portable, NO_TARGET, float, 4, f32_4_portable_one)
+BATCH(f64_4_portable, NO_TARGET, double, 4, f64_4_portable_one)
+BATCH(f32_6_portable, NO_TARGET, float, 6, f32_6_portable_one)
+BATCH(f64_6_portable, NO_TARGET, double, 6, f64_6_portable_one)
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <immintrin.h>
 
 #define TARGET_AVX512 __attribute__((target("avx512f")))
 #define TARGET_AVX2 __attribute__((target("avx2")))
+#define ONE_AVX512 TARGET_AVX512 static inline __attribute__((always_inline))
+#define ONE_AVX2 TARGET_AVX2 static inline __attribute__((always_inline))
+
+/* ---- AVX-512 */
+
+/* The 9 values at p in lanes 0-8 (the ninth broadcast into lanes 8-15). */
+ONE_AVX512 __m512 load9_ps(const float *p) {
+  return _mm512_mask_broadcastss_ps(_mm512_castps256_ps512(_mm256_loadu_ps(p)), 0xFF00,
+                                    _mm_load_ss(p + 8));
+}
+
+/* c in lanes 0-8: lane 3 i + j adds a[i][l] (av permuted by (i, l)) times b[l][j] (bv permuted
+ * by (l, j)). */
+ONE_AVX512 void f32_3_avx512_one(const float *a, const float *b, float *c) {
+  const __m512i arow = _mm512_setr_epi32(0, 0, 0, 3, 3, 3, 6, 6, 6, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i bcol = _mm512_setr_epi32(0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0);
+  __m512 av = load9_ps(a), bv = load9_ps(b), acc = _mm512_setzero_ps();
+  for (int l = 0; l < 3; l++) {
+    __m512 x = _mm512_permutexvar_ps(_mm512_add_epi32(arow, _mm512_set1_epi32(l)), av);
+    __m512 y = _mm512_permutexvar_ps(_mm512_add_epi32(bcol, _mm512_set1_epi32(3 * l)), bv);
+    acc = _mm512_add_ps(acc, _mm512_mul_ps(x, y));
+  }
+  _mm256_storeu_ps(c, _mm512_castps512_ps256(acc));
+  _mm_store_ss(c + 8, _mm512_extractf32x4_ps(acc, 2));
+}
+
+/* Rows 0 and 1 in lanes 0-5 of one register (b's row l picked from b[0..8] by a two-source
+ * permute), row 2 in lanes 0-2 of another. */
+ONE_AVX512 void f64_3_avx512_one(const double *a, const double *b, double *c) {
+  const __m512i arow = _mm512_setr_epi64(0, 0, 0, 3, 3, 3, 0, 0);
+  const __m512i bcol = _mm512_setr_epi64(0, 1, 2, 0, 1, 2, 0, 0);
+  __m512d a01 = _mm512_loadu_pd(a), blo = _mm512_loadu_pd(b), bhi = _mm512_set1_pd(b[8]);
+  __m512d acc01 = _mm512_setzero_pd(), acc2 = _mm512_setzero_pd();
+  for (int l = 0; l < 3; l++) {
+    __m512d bl = _mm512_permutex2var_pd(blo, _mm512_add_epi64(bcol, _mm512_set1_epi64(3 * l)), bhi);
+    __m512d x = _mm512_permutexvar_pd(_mm512_add_epi64(arow, _mm512_set1_epi64(l)), a01);
+    acc01 = _mm512_add_pd(acc01, _mm512_mul_pd(x, bl));
+    acc2 = _mm512_add_pd(acc2, _mm512_mul_pd(_mm512_set1_pd(a[6 + l]), bl));
+  }
+  _mm512_storeu_pd(c, acc01); /* lanes 6 and 7 rewritten below */
+  _mm_storeu_pd(c + 6, _mm512_castpd512_pd128(acc2));
+  _mm_store_sd(c + 8, _mm256_extractf128_pd(_mm512_castpd512_pd256(acc2), 1));
+}
 
 /* c's four rows in one register: lane i holds row i of a (av) and, after the permute by
  * PICK(l), a[i][l] four times. */
-TARGET_AVX512 static void f32_4x4_avx512(const dlx_matmul_request *r, int64_t begin, int64_t end) {
-  FOR_ELEMENTS(float, r, begin, end) {
-    __m512 av = _mm512_loadu_ps(a), acc = _mm512_setzero_ps();
-    acc = _mm512_add_ps(
-        acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x00), _mm512_broadcast_f32x4(_mm_loadu_ps(b))));
-    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x55),
-                                           _mm512_broadcast_f32x4(_mm_loadu_ps(b + 4))));
-    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xAA),
-                                           _mm512_broadcast_f32x4(_mm_loadu_ps(b + 8))));
-    acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xFF),
-                                           _mm512_broadcast_f32x4(_mm_loadu_ps(b + 12))));
-    _mm512_storeu_ps(c, acc);
-  }
-}
-
-/* Rows 0 and 1 in one register, 2 and 3 in another (a 128-bit lane a row). */
-TARGET_AVX2 static void f32_4x4_avx2(const dlx_matmul_request *r, int64_t begin, int64_t end) {
-  FOR_ELEMENTS(float, r, begin, end) {
-    __m256 b0 = _mm256_broadcast_ps((const __m128 *)(const void *)b);
-    __m256 b1 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 4));
-    __m256 b2 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 8));
-    __m256 b3 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 12));
-    for (int half = 0; half < 2; half++) {
-      __m256 av = _mm256_loadu_ps(a + 8 * half), acc = _mm256_setzero_ps();
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x00), b0));
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x55), b1));
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xAA), b2));
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xFF), b3));
-      _mm256_storeu_ps(c + 8 * half, acc);
-    }
-  }
+ONE_AVX512 void f32_4_avx512_one(const float *a, const float *b, float *c) {
+  __m512 av = _mm512_loadu_ps(a), acc = _mm512_setzero_ps();
+  acc = _mm512_add_ps(
+      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x00), _mm512_broadcast_f32x4(_mm_loadu_ps(b))));
+  acc = _mm512_add_ps(
+      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x55), _mm512_broadcast_f32x4(_mm_loadu_ps(b + 4))));
+  acc = _mm512_add_ps(
+      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xAA), _mm512_broadcast_f32x4(_mm_loadu_ps(b + 8))));
+  acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xFF),
+                                         _mm512_broadcast_f32x4(_mm_loadu_ps(b + 12))));
+  _mm512_storeu_ps(c, acc);
 }
 
 /* Rows 0 and 1 in one register, 2 and 3 in another (a 256-bit lane a row). */
-TARGET_AVX512 static void f64_4x4_avx512(const dlx_matmul_request *r, int64_t begin, int64_t end) {
-  FOR_ELEMENTS(double, r, begin, end) {
-    __m512d b0 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b));
-    __m512d b1 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 4));
-    __m512d b2 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 8));
-    __m512d b3 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 12));
-    for (int half = 0; half < 2; half++) {
-      __m512d av = _mm512_loadu_pd(a + 8 * half), acc = _mm512_setzero_pd();
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x00), b0));
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x55), b1));
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xAA), b2));
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xFF), b3));
-      _mm512_storeu_pd(c + 8 * half, acc);
+ONE_AVX512 void f64_4_avx512_one(const double *a, const double *b, double *c) {
+  __m512d b0 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b));
+  __m512d b1 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 4));
+  __m512d b2 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 8));
+  __m512d b3 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 12));
+  for (int half = 0; half < 2; half++) {
+    __m512d av = _mm512_loadu_pd(a + 8 * half), acc = _mm512_setzero_pd();
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x00), b0));
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x55), b1));
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xAA), b2));
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xFF), b3));
+    _mm512_storeu_pd(c + 8 * half, acc);
+  }
+}
+
+/* Rows 2p and 2p + 1 in lanes 0-11 of one register: b's row l twice (bl), a[2p][l] six times and
+ * a[2p + 1][l] six times, each picked by a permute from the matrices' values 0-15, 16-31 and
+ * 20-35 (three loads that stay inside the matrix). */
+ONE_AVX512 void f32_6_avx512_one(const float *a, const float *b, float *c) {
+  const __m512i twice = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0);
+  const __m512i arow = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 6, 6, 0, 0, 0, 0);
+  __m512 a0 = _mm512_loadu_ps(a), a1 = _mm512_loadu_ps(a + 16), a2 = _mm512_loadu_ps(a + 20);
+  __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), b2 = _mm512_loadu_ps(b + 20);
+  __m512 bl[6];
+  for (int l = 0; l < 4; l++) /* b[6 l ..] from values 0-31 */
+    bl[l] = _mm512_permutex2var_ps(b0, _mm512_add_epi32(twice, _mm512_set1_epi32(6 * l)), b1);
+  for (int l = 4; l < 6; l++) /* from values 20-35 */
+    bl[l] = _mm512_permutexvar_ps(_mm512_add_epi32(twice, _mm512_set1_epi32(6 * l - 20)), b2);
+  for (int p = 0; p < 3; p++) {
+    __m512 acc = _mm512_setzero_ps();
+    for (int l = 0; l < 6; l++) {
+      __m512 x;
+      if (p == 0)
+        x = _mm512_permutexvar_ps(_mm512_add_epi32(arow, _mm512_set1_epi32(l)), a0);
+      else if (p == 1)
+        x = _mm512_permutex2var_ps(a0, _mm512_add_epi32(arow, _mm512_set1_epi32(12 + l)), a1);
+      else
+        x = _mm512_permutexvar_ps(_mm512_add_epi32(arow, _mm512_set1_epi32(4 + l)), a2);
+      acc = _mm512_add_ps(acc, _mm512_mul_ps(x, bl[l]));
     }
+    if (p < 2) { /* lanes 12-15 rewritten by the next store */
+      _mm512_storeu_ps(c + 12 * p, acc);
+    } else {
+      _mm256_storeu_ps(c + 24, _mm512_castps512_ps256(acc));
+      _mm_storeu_ps(c + 32, _mm512_extractf32x4_ps(acc, 2));
+    }
+  }
+}
+
+/* A row in lanes 0-5, a[i][l] broadcast; b's last row loaded from b[28] and moved down. */
+ONE_AVX512 void f64_6_avx512_one(const double *a, const double *b, double *c) {
+  __m512d bl[6];
+  for (int l = 0; l < 5; l++) bl[l] = _mm512_loadu_pd(b + 6 * l);
+  bl[5] = _mm512_permutexvar_pd(_mm512_setr_epi64(2, 3, 4, 5, 6, 7, 7, 7), _mm512_loadu_pd(b + 28));
+  for (int row = 0; row < 6; row++) {
+    __m512d acc = _mm512_setzero_pd();
+    for (int l = 0; l < 6; l++)
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_set1_pd(a[6 * row + l]), bl[l]));
+    if (row < 5) { /* lanes 6 and 7 rewritten by the next row */
+      _mm512_storeu_pd(c + 6 * row, acc);
+    } else {
+      _mm256_storeu_pd(c + 30, _mm512_castpd512_pd256(acc));
+      _mm_storeu_pd(c + 34, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(acc, 1)));
+    }
+  }
+}
+
+/* ---- AVX2 */
+
+/* A row in lanes 0-2; b's last row loaded from b[5] and shifted down one lane. */
+ONE_AVX2 void f32_3_avx2_one(const float *a, const float *b, float *c) {
+  __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 3), b2 = _mm_loadu_ps(b + 5);
+  b2 = _mm_shuffle_ps(b2, b2, _MM_SHUFFLE(3, 3, 2, 1));
+  __m128 row[3];
+  for (int i = 0; i < 3; i++) {
+    __m128 acc = _mm_setzero_ps();
+    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i), b0));
+    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i + 1), b1));
+    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i + 2), b2));
+    row[i] = acc;
+  }
+  _mm_storeu_ps(c, row[0]);
+  _mm_storeu_ps(c + 3, row[1]);
+  _mm_storel_pi((__m64 *)(void *)(c + 6), row[2]);
+  _mm_store_ss(c + 8, _mm_movehl_ps(row[2], row[2]));
+}
+
+ONE_AVX2 void f64_3_avx2_one(const double *a, const double *b, double *c) {
+  __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 3);
+  __m256d b2 = _mm256_permute4x64_pd(_mm256_loadu_pd(b + 5), _MM_SHUFFLE(3, 3, 2, 1));
+  __m256d row[3];
+  for (int i = 0; i < 3; i++) {
+    __m256d acc = _mm256_setzero_pd();
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i), b0));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i + 1), b1));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i + 2), b2));
+    row[i] = acc;
+  }
+  _mm256_storeu_pd(c, row[0]);
+  _mm256_storeu_pd(c + 3, row[1]);
+  _mm_storeu_pd(c + 6, _mm256_castpd256_pd128(row[2]));
+  _mm_store_sd(c + 8, _mm256_extractf128_pd(row[2], 1));
+}
+
+/* Rows 0 and 1 in one register, 2 and 3 in another (a 128-bit lane a row). */
+ONE_AVX2 void f32_4_avx2_one(const float *a, const float *b, float *c) {
+  __m256 b0 = _mm256_broadcast_ps((const __m128 *)(const void *)b);
+  __m256 b1 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 4));
+  __m256 b2 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 8));
+  __m256 b3 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 12));
+  for (int half = 0; half < 2; half++) {
+    __m256 av = _mm256_loadu_ps(a + 8 * half), acc = _mm256_setzero_ps();
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x00), b0));
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x55), b1));
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xAA), b2));
+    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xFF), b3));
+    _mm256_storeu_ps(c + 8 * half, acc);
   }
 }
 
 /* One row a register, a[i][l] broadcast from memory. */
-TARGET_AVX2 static void f64_4x4_avx2(const dlx_matmul_request *r, int64_t begin, int64_t end) {
-  FOR_ELEMENTS(double, r, begin, end) {
-    __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
-    __m256d b2 = _mm256_loadu_pd(b + 8), b3 = _mm256_loadu_pd(b + 12);
-    for (int row = 0; row < 4; row++) {
-      const double *ar = a + 4 * row;
-      __m256d acc = _mm256_setzero_pd();
-      acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar), b0));
-      acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 1), b1));
-      acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 2), b2));
-      acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 3), b3));
-      _mm256_storeu_pd(c + 4 * row, acc);
+ONE_AVX2 void f64_4_avx2_one(const double *a, const double *b, double *c) {
+  __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
+  __m256d b2 = _mm256_loadu_pd(b + 8), b3 = _mm256_loadu_pd(b + 12);
+  for (int row = 0; row < 4; row++) {
+    const double *ar = a + 4 * row;
+    __m256d acc = _mm256_setzero_pd();
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar), b0));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 1), b1));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 2), b2));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(ar + 3), b3));
+    _mm256_storeu_pd(c + 4 * row, acc);
+  }
+}
+
+/* A row in lanes 0-5; b's last row loaded from b[28] and moved down two lanes. */
+ONE_AVX2 void f32_6_avx2_one(const float *a, const float *b, float *c) {
+  __m256 bl[6];
+  for (int l = 0; l < 5; l++) bl[l] = _mm256_loadu_ps(b + 6 * l);
+  bl[5] =
+      _mm256_permutevar8x32_ps(_mm256_loadu_ps(b + 28), _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 7, 7));
+  for (int row = 0; row < 6; row++) {
+    __m256 acc = _mm256_setzero_ps();
+    for (int l = 0; l < 6; l++)
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_broadcast_ss(a + 6 * row + l), bl[l]));
+    if (row < 5) {
+      _mm256_storeu_ps(c + 6 * row, acc);
+    } else {
+      _mm_storeu_ps(c + 30, _mm256_castps256_ps128(acc));
+      _mm_storel_pi((__m64 *)(void *)(c + 34), _mm256_extractf128_ps(acc, 1));
     }
   }
 }
 
+/* Columns 0-3 of a row in one register, 4-5 in another. */
+ONE_AVX2 void f64_6_avx2_one(const double *a, const double *b, double *c) {
+  __m256d lo[6];
+  __m128d hi[6];
+  for (int l = 0; l < 6; l++) {
+    lo[l] = _mm256_loadu_pd(b + 6 * l);
+    hi[l] = _mm_loadu_pd(b + 6 * l + 4);
+  }
+  for (int row = 0; row < 6; row++) {
+    __m256d acc = _mm256_setzero_pd();
+    __m128d acc2 = _mm_setzero_pd();
+    for (int l = 0; l < 6; l++) {
+      acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 6 * row + l), lo[l]));
+      acc2 = _mm_add_pd(acc2, _mm_mul_pd(_mm_set1_pd(a[6 * row + l]), hi[l]));
+    }
+    _mm256_storeu_pd(c + 6 * row, acc);
+    _mm_storeu_pd(c + 6 * row + 4, acc2);
+  }
+}
+
+BATCH(f32_3_avx512, TARGET_AVX512, float, 3, f32_3_avx512_one)
+BATCH(f64_3_avx512, TARGET_AVX512, double, 3, f64_3_avx512_one)
+BATCH(f32_4_avx512, TARGET_AVX512, float, 4, f32_4_avx512_one)
+BATCH(f64_4_avx512, TARGET_AVX512, double, 4, f64_4_avx512_one)
+BATCH(f32_6_avx512, TARGET_AVX512, float, 6, f32_6_avx512_one)
+BATCH(f64_6_avx512, TARGET_AVX512, double, 6, f64_6_avx512_one)
+BATCH(f32_3_avx2, TARGET_AVX2, float, 3, f32_3_avx2_one)
+BATCH(f64_3_avx2, TARGET_AVX2, double, 3, f64_3_avx2_one)
+BATCH(f32_4_avx2, TARGET_AVX2, float, 4, f32_4_avx2_one)
+BATCH(f64_4_avx2, TARGET_AVX2, double, 4, f64_4_avx2_one)
+BATCH(f32_6_avx2, TARGET_AVX2, float, 6, f32_6_avx2_one)
+BATCH(f64_6_avx2, TARGET_AVX2, double, 6, f64_6_avx2_one)
+
 static bool has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
 static bool has_avx2(void) { return __builtin_cpu_supports("avx2"); }
+
+#define X86_KERNELS(ISA)                                                                           \
+  {                                                                                                \
+    {f32_3_##ISA, f64_3_##ISA}, {f32_4_##ISA, f64_4_##ISA}, { f32_6_##ISA, f64_6_##ISA }           \
+  }
 #else
-#define f32_4x4_avx512 NULL
-#define f32_4x4_avx2 NULL
-#define f64_4x4_avx512 NULL
-#define f64_4x4_avx2 NULL
 static bool has_avx512(void) { return false; }
 static bool has_avx2(void) { return false; }
+
+#define X86_KERNELS(ISA)                                                                           \
+  {                                                                                                \
+    {NULL, NULL}, {NULL, NULL}, { NULL, NULL }                                                     \
+  }
 #endif
 
-/* Whether r is a batch of packed 4 x 4 products (rows contiguous, strides {4, 1}) of alpha 1 and
- * beta 0 in float32 or float64. */
-static bool fixed_4x4(const dlx_matmul_request *r) {
-  const dlx_matrix_operand *ops[3] = {&r->a, &r->b, &r->c};
+enum { PORTABLE, AVX2, AVX512, ISAS };
+
+/* [isa][size: 3, 4, 6][float32, float64] */
+static const dlx_cpu_batch_fn kernels[ISAS][3][2] = {
+    {{f32_3_portable, f64_3_portable},
+     {f32_4_portable, f64_4_portable},
+     {f32_6_portable, f64_6_portable}},
+    X86_KERNELS(avx2),
+    X86_KERNELS(avx512),
+};
+
+/* The size's row of kernels (3, 4 or 6), -1 for other sizes. */
+static int size_index(int64_t n) { return n == 3 ? 0 : n == 4 ? 1 : n == 6 ? 2 : -1; }
+
+/* Whether r is a batch of square 3 x 3, 4 x 4 or 6 x 6 products of alpha 1 and beta 0 in
+ * float32 or float64 (any strides). */
+static bool fixed_size(const dlx_matmul_request *r) {
   if (r->dtype != DLX_FLOAT32 && r->dtype != DLX_FLOAT64) return false;
-  if (r->m != 4 || r->n != 4 || r->k != 4) return false;
-  for (int o = 0; o < 3; o++)
-    if (ops[o]->row_stride != 4 || ops[o]->col_stride != 1) return false;
+  if (r->m != r->n || r->n != r->k || size_index(r->m) < 0) return false;
   return r->alpha.kind == DLX_KIND_FLOAT && r->alpha.v.f == 1 && r->beta.kind == DLX_KIND_FLOAT &&
          r->beta.v.f == 0;
 }
 
+static dlx_cpu_batch_fn pick(const dlx_matmul_request *r, int isa) {
+  return kernels[isa][size_index(r->m)][r->dtype == DLX_FLOAT64];
+}
+
 dlx_cpu_batch_fn dlx_cpu_fixed_batch_isa(const dlx_matmul_request *r, const char *isa) {
-  bool f32 = r->dtype == DLX_FLOAT32;
-  if (!fixed_4x4(r)) return NULL;
-  if (strcmp(isa, "portable") == 0) return f32 ? f32_4x4_portable : f64_4x4_portable;
-  if (strcmp(isa, "avx2") == 0 && has_avx2()) return f32 ? f32_4x4_avx2 : f64_4x4_avx2;
-  if (strcmp(isa, "avx512") == 0 && has_avx512()) return f32 ? f32_4x4_avx512 : f64_4x4_avx512;
+  if (!fixed_size(r)) return NULL;
+  if (strcmp(isa, "portable") == 0) return pick(r, PORTABLE);
+  if (strcmp(isa, "avx2") == 0 && has_avx2()) return pick(r, AVX2);
+  if (strcmp(isa, "avx512") == 0 && has_avx512()) return pick(r, AVX512);
   return NULL;
 }
 
 dlx_cpu_batch_fn dlx_cpu_fixed_batch(const dlx_matmul_request *r) {
-  if (!fixed_4x4(r)) return NULL;
-  if (has_avx512()) return dlx_cpu_fixed_batch_isa(r, "avx512");
-  if (has_avx2()) return dlx_cpu_fixed_batch_isa(r, "avx2");
-  return dlx_cpu_fixed_batch_isa(r, "portable");
+  if (!fixed_size(r)) return NULL;
+  return pick(r, has_avx512() ? AVX512 : has_avx2() ? AVX2 : PORTABLE);
 }

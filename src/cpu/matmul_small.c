@@ -4,8 +4,9 @@
  * a[r, l] is added to it (an axpy, which the compiler vectorizes when b's rows are contiguous),
  * then the row is stored with alpha and beta applied once. float16 and bfloat16 accumulate in
  * float32, integers in 64 bits (unsigned arithmetic, which wraps as the dtypes do), bool with or
- * and and. A product of fixed small sizes (3, 4, 6: poses, transforms) on contiguous matrices is
- * compiled for those sizes, so its loops unroll. */
+ * and and. A float product of fixed small sizes (3, 4, 6: poses, transforms) on contiguous
+ * matrices is compiled for those sizes, so its loops unroll (with alpha 1 and beta 0 such
+ * products run matmul_fixed.c's vector kernels instead, which give these loops' bits). */
 #include <string.h>
 
 #include "common/half.h"

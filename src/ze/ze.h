@@ -75,6 +75,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_STAT_FINISH,
   DLX_ZE_ALONG_DIM,
   DLX_ZE_FILL_RANDOM,
+  DLX_ZE_MULTINOMIAL,
   DLX_ZE_SORT_ROWS,
   DLX_ZE_INDEX,
   DLX_ZE_MATMUL,
@@ -172,6 +173,7 @@ int dlx_ze_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t
  * ze_sort.c, ze_indexing.c, ze_matmul.c. */
 int dlx_ze_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
 int dlx_ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+int dlx_ze_multinomial(const dlx_multinomial_request *r, dlx_error *err);
 int dlx_ze_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, const dlx_tensor *dst,
                   dlx_error *err);
 int dlx_ze_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uint64_t dims,

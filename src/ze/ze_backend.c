@@ -14,6 +14,7 @@ _Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_stat_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_random_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_multinomial_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_sort_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_index_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
@@ -120,6 +121,7 @@ const dlx_backend dlx_ze_backend = {
     .stream = &dlx_ze_stream_ops,
     .refine_import = ze_refine_import,
     .fill_random = dlx_ze_fill_random,
+    .multinomial = dlx_ze_multinomial,
     .sort_rows = dlx_ze_sort_rows,
     .index_op = dlx_ze_index_op,
     .share_context = dlx_ze_share_context,

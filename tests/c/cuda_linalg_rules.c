@@ -1,6 +1,7 @@
 /* cuda_linalg_rules.c -- the CUDA backend's decompositions (src/cuda/linalg_run.h and the plans
  * it runs: the solver calls and dlx's own ops around them) run on the CPU, without a GPU: the
- * solver is LAPACK through LAPACKE, called as the plan calls cuSOLVER and cuBLAS (getrf, getrs,
+ * solver is LAPACK through LAPACKE (but getrf of a small real matrix is the CPU backend's own
+ * getf2, as its entry calls it), called as the plan calls cuSOLVER and cuBLAS (getrf, getrs,
  * potrf, geqrf, orgqr/ungqr, ormqr/unmqr, gesvd, syevd/heevd, geev, trtrs standing for trsm, and
  * getrf, getrs and getri per matrix standing for cuBLAS's batched getrf, getrs and matinv), with
  * every matrix's leading dim, size and pivot type checked against its view. Each dlx.linalg
@@ -24,6 +25,7 @@
 #include "check.h"
 #include "core/core.h"
 #include "core/linalg_decomp.h"
+#include "cpu/lu_small.h"
 #include "cuda/linalg_run.h"
 
 static dlx_backend rules_backend;
@@ -61,6 +63,28 @@ static int lapack_failed(const char *what, lapack_int info, dlx_error *err) {
   return dlx_fail(err, DLX_DEVICE_ERROR, "%s refused argument %d", what, (int)-info);
 }
 
+/* getrf of the m x n matrix at p (leading dim lda): LAPACK's, but for a small real matrix the
+ * CPU's own getf2 (src/cpu/lu_small.c), which the CPU's entry calls in LAPACK's place. Whether a
+ * matrix singular in exact arithmetic (a SINGULAR case) gets an exactly zero pivot depends on
+ * the order of the operations, so both sides must factor alike. */
+static lapack_int getrf_one(dlx_dtype t, int m, int n, void *p, int lda, lapack_int *piv) {
+  if ((t == DLX_FLOAT32 || t == DLX_FLOAT64) && m <= DLX_CPU_LU_SMALL && n <= DLX_CPU_LU_SMALL) {
+    size_t size = (size_t)dlx_dtype_bits(t) / 8, column = (size_t)m * size;
+    double packed[DLX_CPU_LU_SMALL * DLX_CPU_LU_SMALL]; /* (float32 ones too) */
+    char *q = (char *)packed;
+    lapack_int r;
+    for (int c = 0; c < n; c++) memcpy(q + c * column, (char *)p + c * lda * size, column);
+    r = t == DLX_FLOAT32 ? dlx_cpu_getrf_small_f32((float *)(void *)packed, m, n, piv)
+                         : dlx_cpu_getrf_small_f64(packed, m, n, piv);
+    for (int c = 0; c < n; c++) memcpy((char *)p + c * lda * size, q + c * column, column);
+    return r;
+  }
+  return BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                 LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                 LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                 LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv));
+}
+
 static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32_t *info,
                    dlx_error *err) {
   int m = (int)a->shape[1], n = (int)a->shape[2], mn = m < n ? m : n, lda = ld(a);
@@ -71,10 +95,7 @@ static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i);
     dlx_dtype t = a->dtype;
-    lapack_int r = BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
-                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
-                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
-                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv));
+    lapack_int r = getrf_one(t, m, n, p, lda, piv);
     if (r < 0) return lapack_failed("getrf", r, err);
     if (info != NULL) info[i] = r;
     for (int q = 0; q < mn; q++) ((int64_t *)nth(ipiv, i))[q] = piv[q];
@@ -312,10 +333,7 @@ static int h_getrf_batched(void *ctx, const dlx_tensor *a, const dlx_tensor *ipi
   check_batched(0, a, ipiv);
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i);
-    lapack_int r = BY_TYPE(a->dtype, LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
-                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
-                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
-                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv));
+    lapack_int r = getrf_one(a->dtype, n, n, p, lda, piv);
     if (r < 0) return lapack_failed("getrfBatched", r, err);
     if (info != NULL) info[i] = r;
     for (int q = 0; q < n; q++) ((int32_t *)nth(ipiv, i))[q] = (int32_t)piv[q];
@@ -352,10 +370,7 @@ static int h_matinv_batched(void *ctx, const dlx_tensor *a, const dlx_tensor *ou
     for (int c = 0; c < n; c++)
       memcpy(p + (size_t)c * (size_t)ldo * item(a),
              (char *)nth(a, i) + (size_t)(c * ld(a)) * item(a), (size_t)n * item(a));
-    lapack_int r = BY_TYPE(a->dtype, LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
-                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
-                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
-                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv));
+    lapack_int r = getrf_one(a->dtype, n, n, p, ldo, piv);
     if (r == 0)
       r = BY_TYPE(a->dtype, LAPACKE_sgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv),
                   LAPACKE_dgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv),

@@ -487,7 +487,7 @@ PROPERTY_OPS = {
     "logical_and": np.logical_and, "logical_or": np.logical_or,
     "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "bitwise_xor": np.bitwise_xor, "atan2": np.arctan2, "hypot": np.hypot,
-    "copysign": np.copysign,
+    "copysign": np.copysign, "fmod": np.fmod,
 }
 FLOAT_ONLY = {"div", "atan2", "hypot", "copysign"}
 INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor"}
@@ -537,7 +537,7 @@ def test_elementwise_property_against_numpy(lua):
         dtype = candidates[int(rng.integers(len(candidates)))]
         sa, sb = random_shapes(rng)
         a, b = random_operand(rng, dtype, sa), random_operand(rng, dtype, sb)
-        if name in ("floor_divide", "remainder") and np.dtype(dtype).kind != "f":
+        if name in ("floor_divide", "remainder", "fmod") and np.dtype(dtype).kind != "f":
             b = np.asarray(np.where(b == 0, np.ones_like(b), b))
         where = "seed %d, trial %d: %s on %s %s and %s" % (seed, trial, name, dtype, sa, sb)
         got = np.from_dlpack(lua.eval("local a, b = ...; return dlx.%s(dlx.from_dlpack(a), "

@@ -1,0 +1,121 @@
+--- median, nanmedian, kthvalue, quantile and nanquantile on a GPU (the rows sorted by the
+--- device's sort_rows, the ranks picked by its elementwise ops, sums and gathers), against the
+--- CPU's selection on the same data, bit for bit: each dtype family, dims and keepdim, the
+--- layouts (transposed, stepped, 0-d, empty), ties and NaN, every interpolation. nansum, nanmean
+--- and count_nonzero (elementwise ops and sums) against the CPU's; mode, cummax, cummin and
+--- logcumsumexp, which have no device route yet, as DeviceErrors that say to move to the CPU.
+--- Used by oneapi_order_stats_spec.lua and cuda_order_stats_spec.lua: require
+--- "spec.order_stats_device" (device, it) inside a describe.
+local h = require "spec.helper"
+local dlx = h.dlx
+local assert = require "luassert" -- specs get it as their assert; this module does not
+
+local INF, NAN = math.huge, 0 / 0
+
+local function values(dtype, n, seed)
+  math.randomseed(seed)
+  local out, specials = {}, { -0.0, 0.0, INF, -INF, NAN }
+  for i = 1, n do
+    if dtype == "bool" then out[i] = math.random(0, 1) == 1
+    elseif dtype:match("^uint") then out[i] = math.random(0, 6)
+    elseif dtype:match("^int") then out[i] = math.random(-4, 4)
+    elseif math.random(6) == 1 then out[i] = specials[math.random(#specials)]
+    else out[i] = math.random(-12, 12) / 4 end
+  end
+  return out
+end
+
+local DTYPES = { "bool", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+  "float64" }
+local FLOATS = { "float16", "bfloat16", "float32", "float64" }
+
+--- CPU tensors of these values in several layouts (each 2-d but the last two).
+local function layouts(dtype, seed)
+  local base = dlx.tensor(values(dtype, 60, seed), { dtype = dtype, device = "cpu" })
+  return {
+    base:view{ 5, 12 },
+    base:view{ 12, 5 }:transpose(1, 2),
+    base:view{ 5, 12 }:narrow(2, 2, 9),
+    base:view{ 60 },
+    dlx.tensor(values(dtype, 1, seed)[1], { dtype = dtype, device = "cpu" }), -- 0-d
+  }
+end
+
+return function(device, it)
+  local function on(t) return t:to(device) end
+
+  it("median, nanmedian and kthvalue pick what the CPU picks, bit for bit", function()
+    for _, dtype in ipairs(DTYPES) do
+      for li, t in ipairs(layouts(dtype, 5 + #dtype)) do
+        local line = math.max(t.ndim, 1)
+        for dim = 1, line do
+          for _, op in ipairs { "median", "nanmedian", "kthvalue" } do
+            local n = t.ndim == 0 and 1 or t.shape[dim]
+            local k = (li % n) + 1
+            local args = op == "kthvalue" and { k, dim, li % 2 == 0 } or { dim, li % 2 == 0 }
+            local wv, wi = t[op](t, table.unpack(args))
+            local d = on(t)
+            local gv, gi = d[op](d, table.unpack(args))
+            h.same_bits(wv, gv)
+            h.same_bits(wi, gi)
+          end
+        end
+        if t.numel > 0 then
+          h.same_bits(t:median(), on(t):median())
+          h.same_bits(t:nanmedian(), on(t):nanmedian())
+        end
+      end
+    end
+  end)
+
+  it("quantile and nanquantile agree with the CPU's for every interpolation", function()
+    local qs = { 0, 0.1, 0.25, 0.5, 0.7, 1 }
+    for _, dtype in ipairs(FLOATS) do
+      for _, t in ipairs(layouts(dtype, 9 + #dtype)) do
+        for _, how in ipairs { "linear", "lower", "higher", "nearest", "midpoint" } do
+          for _, fn in ipairs { "quantile", "nanquantile" } do
+            local opts = { dim = t.ndim > 1 and 2 or nil, interpolation = how }
+            h.same_bits(t[fn](t, qs, opts), on(t)[fn](on(t), qs, opts))
+            local keep = { keepdim = true }
+            h.same_bits(t[fn](t, 0.3, keep), on(t)[fn](on(t), 0.3, keep))
+          end
+        end
+      end
+    end
+  end)
+
+  it("empty rows, errors as on the CPU", function()
+    local v, i = on(dlx.zeros({ 0, 3 })):median(2)
+    assert.same({ 0 }, v.shape)
+    assert.same({ 0 }, i.shape)
+    assert.equal(device, tostring(v.device))
+    h.raises("ValueError", function() on(dlx.zeros({ 2, 0 })):median(2) end)
+    h.raises("ValueError", function() on(dlx.tensor({ 1, 2 })):kthvalue(3) end)
+    h.raises("TypeError", function() on(dlx.tensor({ 1, 2 })):quantile(0.5) end)
+  end)
+
+  it("nansum, nanmean and count_nonzero agree with the CPU's", function()
+    for _, t in ipairs(layouts("float32", 3)) do
+      if t.ndim == 2 then -- (the float32 sums of 5 or 12 elements are the same in any order)
+        h.same_as_cpu(device, t:nansum(2), on(t):nansum(2), 1e-10)
+        h.same_as_cpu(device, t:nanmean(1, true), on(t):nanmean(1, true), 1e-10)
+        h.same_bits(t:count_nonzero(2), on(t):count_nonzero(2))
+      end
+    end
+    h.same_bits(dlx.tensor({ 1, 0, 2 }, { dtype = "int8" }):count_nonzero(),
+      on(dlx.tensor({ 1, 0, 2 }, { dtype = "int8" })):count_nonzero())
+  end)
+
+  it("mode, cummax, cummin and logcumsumexp say to move to the CPU", function()
+    local t = on(dlx.tensor({ 1.0, 2.0, 2.0 }))
+    for _, call in ipairs {
+      function() return t:mode() end, function() return t:cummax(1) end,
+      function() return t:cummin(1) end, function() return t:logcumsumexp(1) end,
+    } do
+      local ok, err = pcall(call)
+      assert.is_false(ok)
+      assert.matches("^DeviceError: %w+ is not implemented on " .. device:gsub("%p", "%%%0")
+        .. " yet: move the tensor to the CPU", tostring(err):gsub("^[^:]*:%d+: ", ""))
+    end
+  end)
+end

@@ -1,0 +1,594 @@
+/* order_stats.c -- checks, layouts and dispatch of the order statistics and row scans (through
+ * the backends' row_op), and nansum, nanmean and count_nonzero (see order_stats.h). */
+#include "core/order_stats.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/device.h"
+#include "core/elementwise.h"
+#include "core/indexing.h"
+#include "core/ops.h"
+#include "core/sort.h"
+#include "core/stats.h"
+
+const char *dlx_row_op_name(dlx_row_op op) {
+  static const char *const names[] = {"kthvalue", "median",   "nanmedian",
+                                      "mode",     "quantile", "nanquantile",
+                                      "cummax",   "cummin",   "logcumsumexp"};
+  return names[op];
+}
+
+/* ---- checks */
+
+static int check_ordered(const dlx_tensor *src, const char *name, dlx_error *err) {
+  const char *dtype = dlx_dtype_info_of(src->dtype)->name;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (src->dtype == DLX_COMPLEX64 || src->dtype == DLX_COMPLEX128)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: complex numbers have no order (dtype %s)", name,
+                    dtype);
+  if (dlx_sort_key_kind(src->dtype) < 0)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s has no order", name, dtype);
+  return 0;
+}
+
+static bool has_route(const dlx_tensor *src, dlx_row_op op);
+
+static int check_row_backend(const dlx_tensor *src, dlx_row_op op, dlx_error *err) {
+  const char *name = dlx_row_op_name(op);
+  char device[48];
+  if (has_route(src, op)) return 0;
+  return dlx_fail(err, DLX_DEVICE_ERROR,
+                  "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
+                  name, dlx_device_format(src->buffer->device, device, sizeof device));
+}
+
+/* src seen as at least 1-d (a 0-d tensor is one element). */
+static dlx_tensor as_line(const dlx_tensor *src) {
+  dlx_tensor line = *src;
+  if (src->ndim == 0) {
+    line.ndim = 1;
+    line.shape[0] = 1;
+    line.strides[0] = 1;
+  }
+  return line;
+}
+
+static int check_dim(const dlx_tensor *line, int32_t dim, const char *name, int32_t src_ndim,
+                     dlx_error *err) {
+  if (dim >= line->ndim)
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: dim %d out of range for a %d-d tensor", name,
+                    (int)dim + 1, (int)src_ndim);
+  return 0;
+}
+
+/* ---- layouts */
+
+/* t (fresh and C-contiguous) takes shape, with C-order strides. */
+static void set_contiguous(dlx_tensor *t, const int64_t *shape, int32_t ndim) {
+  int64_t stride = 1;
+  t->ndim = ndim;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    t->shape[d] = shape[d];
+    t->strides[d] = stride;
+    stride *= shape[d] > 1 ? shape[d] : 1;
+  }
+}
+
+/* rows = line with dim last (dim < 0: all elements in one row), C-contiguous, as [rows, n]. */
+static int rows_view(dlx_tensor *rows, const dlx_tensor *line, int32_t dim, dlx_error *err) {
+  int32_t perm[DLX_MAX_NDIM], last = line->ndim - 1;
+  int64_t numel = dlx_tensor_numel(line), n = dim < 0 ? numel : line->shape[dim];
+  dlx_tensor moved;
+  int rc;
+  for (int32_t d = 0, to = 0; d <= last; d++)
+    if (d != dim || dim < 0) perm[to++] = d;
+  if (dim >= 0) perm[last] = dim;
+  rc = dlx_permute(&moved, line, perm, err);
+  if (rc != 0) return rc;
+  if (dlx_tensor_is_contiguous(&moved))
+    dlx_tensor_share(rows, &moved);
+  else
+    rc = dlx_clone_as_memory(rows, &moved, line->dtype, line->buffer->device,
+                             dlx_tensor_memory(line), err);
+  dlx_tensor_close(&moved);
+  if (rc != 0) return rc;
+  rows->ndim = 2;
+  rows->shape[0] = n > 0 ? numel / n : 0;
+  rows->shape[1] = n;
+  rows->strides[0] = n;
+  rows->strides[1] = 1;
+  return 0;
+}
+
+static int empty_on(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int32_t ndim,
+                    dlx_dtype dtype, dlx_error *err) {
+  return dlx_tensor_empty_memory(out, shape, ndim, dtype, src->buffer->device,
+                                 dlx_tensor_memory(src), err);
+}
+
+/* Runs req (its src a [rows, n] view) unless there is nothing to compute. */
+static int run_rows(const dlx_row_request *req, dlx_error *err) {
+  const dlx_backend *backend;
+  int rc;
+  if (dlx_tensor_numel(req->src) == 0 || dlx_tensor_numel(req->values) == 0) return 0;
+  rc = dlx_compute_on(req->src, &backend, err);
+  return rc != 0 ? rc : backend->row_op(req, err);
+}
+
+/* ---- devices without row_op: sort the rows (sort_rows), then pick the ranks with elementwise
+ * ops, sums and gathers on the device. The stable sort puts at each rank the element the CPU's
+ * selection finds there, and the quantiles are computed in float64 with the CPU's formulas, so
+ * the results are the CPU's, bit for bit. */
+
+/* Temporaries of a pick, closed together. */
+typedef struct temps {
+  dlx_tensor t[48]; /* a quantile takes 21, the rows 4 */
+  int n;
+} temps;
+
+static dlx_tensor *temp(temps *tp) { return &tp->t[tp->n++]; }
+
+static void temps_close(temps *tp) {
+  for (int i = 0; i < tp->n; i++) dlx_tensor_close(&tp->t[i]);
+}
+
+static dlx_operand tensor_of(const dlx_tensor *t) { return (dlx_operand){.tensor = t}; }
+static dlx_operand int_of(int64_t i) {
+  return (dlx_operand){.scalar = {.kind = DLX_KIND_INT, .v.i = i}};
+}
+static dlx_operand float_of(double f) {
+  return (dlx_operand){.scalar = {.kind = DLX_KIND_FLOAT, .v.f = f}};
+}
+
+/* *out (a new temporary) = op(a, b) (b NULL: unary); NULL when rc is already an error. */
+static dlx_tensor *ew(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
+                      dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_elementwise(op, &a, b, NULL, out, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+static dlx_tensor *ew2(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, dlx_operand b,
+                       dlx_error *err) {
+  return ew(tp, rc, op, a, &b, err);
+}
+
+static dlx_tensor *where(temps *tp, int *rc, const dlx_tensor *cond, dlx_operand a, dlx_operand b,
+                         dlx_error *err) {
+  dlx_operand in[3] = {tensor_of(cond), a, b};
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* t cast to dtype (a new temporary). */
+static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_clone_as_memory(out, t, dtype, t->buffer->device, dlx_tensor_memory(t), err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* The [rows, 1] int64 count of NaN of each row of rows. */
+static dlx_tensor *row_nans(temps *tp, int *rc, const dlx_tensor *rows, dlx_error *err) {
+  dlx_tensor *nan = ew(tp, rc, DLX_EW_ISNAN, tensor_of(rows), NULL, err), *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_reduce(out, DLX_REDUCE_SUM, nan, UINT64_C(1) << 1, true, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* out (a new temporary) = src gathered along dim 1 at the 0-based positions pos, clamped into
+ * [0, m - 1] (m: a tensor, or the row length when NULL). */
+static dlx_tensor *pick(temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *pos,
+                        const dlx_tensor *m_less1, int64_t n, dlx_error *err) {
+  dlx_tensor *at, *out;
+  at = m_less1 != NULL ? ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), tensor_of(m_less1), err)
+                       : ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), int_of(n - 1), err);
+  at = ew2(tp, rc, DLX_EW_MAXIMUM, tensor_of(at), int_of(0), err);
+  at = ew2(tp, rc, DLX_EW_ADD, tensor_of(at), int_of(1), err); /* 1-based */
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_gather(out, src, 1, at, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* KTH, MEDIAN, NANMEDIAN of req's rows into values and indices ([rows, 1]). */
+static int sorted_ranks(const dlx_row_request *req, const dlx_tensor *sv, const dlx_tensor *si,
+                        temps *tp, dlx_error *err) {
+  int64_t n = req->src->shape[1];
+  int rc = 0;
+  dlx_tensor *rank, *v, *i;
+  if (req->op == DLX_ROW_KTH) {
+    int64_t one[2] = {req->src->shape[0], 1};
+    dlx_scalar k = {.kind = DLX_KIND_INT, .v.i = req->k};
+    rank = temp(tp);
+    rc = empty_on(rank, req->src, one, 2, DLX_INT64, err);
+    if (rc != 0) tp->n--;
+    if (rc == 0) rc = dlx_fill(rank, &k, err);
+  } else {
+    dlx_tensor *nan = row_nans(tp, &rc, req->src, err);
+    dlx_tensor *m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+    if (req->op == DLX_ROW_MEDIAN) { /* a row with NaN: its first NaN, at rank m */
+      dlx_tensor *has_nan = ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
+      rank = where(tp, &rc, has_nan, tensor_of(m), int_of((n - 1) / 2), err);
+    } else { /* (m - 1) // 2, 0 when m = 0 (pick clamps it) */
+      rank = ew2(tp, &rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
+      rank = ew2(tp, &rc, DLX_EW_FLOOR_DIVIDE, tensor_of(rank), int_of(2), err);
+    }
+  }
+  v = pick(tp, &rc, sv, rank, NULL, n, err);
+  i = pick(tp, &rc, si, rank, NULL, n, err);
+  if (rc == 0) rc = dlx_copy(req->values, v, err);
+  if (rc == 0 && req->indices != NULL) rc = dlx_copy(req->indices, i, err);
+  return rc;
+}
+
+/* Quantile q of the sorted rows sv (float64 results, [rows, 1]); m: the elements taken. */
+static dlx_tensor *sorted_quantile(temps *tp, int *rc, const dlx_tensor *sv, const dlx_tensor *m,
+                                   double q, dlx_interpolation how, dlx_error *err) {
+  int64_t n = sv->shape[1];
+  dlx_tensor *m1 = ew2(tp, rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
+  dlx_tensor *rank =
+      ew2(tp, rc, DLX_EW_MUL, tensor_of(cast(tp, rc, m1, DLX_FLOAT64, err)), float_of(q), err);
+  dlx_ew_op round = how == DLX_INTERP_HIGHER    ? DLX_EW_CEIL
+                    : how == DLX_INTERP_NEAREST ? DLX_EW_ROUND
+                                                : DLX_EW_FLOOR;
+  dlx_tensor *lo = ew(tp, rc, round, tensor_of(rank), NULL, err);
+  dlx_tensor *lo_i = cast(tp, rc, lo, DLX_INT64, err);
+  dlx_tensor *a = cast(tp, rc, pick(tp, rc, sv, lo_i, m1, n, err), DLX_FLOAT64, err);
+  dlx_tensor *whole, *hi_i, *b, *w;
+  dlx_operand lerp[3];
+  if (how != DLX_INTERP_LINEAR && how != DLX_INTERP_MIDPOINT) return a;
+  whole = ew2(tp, rc, DLX_EW_EQ, tensor_of(rank), tensor_of(lo), err);
+  hi_i = where(tp, rc, whole, tensor_of(lo_i),
+               tensor_of(ew2(tp, rc, DLX_EW_ADD, tensor_of(lo_i), int_of(1), err)), err);
+  b = cast(tp, rc, pick(tp, rc, sv, hi_i, m1, n, err), DLX_FLOAT64, err);
+  w = how == DLX_INTERP_MIDPOINT ? where(tp, rc, whole, float_of(0), float_of(0.5), err)
+                                 : ew2(tp, rc, DLX_EW_SUB, tensor_of(rank), tensor_of(lo), err);
+  if (*rc != 0) return NULL;
+  lerp[0] = tensor_of(a);
+  lerp[1] = tensor_of(b);
+  lerp[2] = tensor_of(w);
+  a = temp(tp);
+  *rc = dlx_elementwise_n(DLX_EW_LERP, lerp, NULL, a, err);
+  if (*rc != 0) tp->n--;
+  return a;
+}
+
+/* QUANTILE, NANQUANTILE of req's rows into values ([rows, nq]), a column a quantile. */
+static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, temps *tp,
+                            dlx_error *err) {
+  int64_t n = req->src->shape[1];
+  int rc = 0;
+  dlx_tensor *nan = row_nans(tp, &rc, req->src, err), *m, *none;
+  bool ignore = req->op == DLX_ROW_NANQUANTILE;
+  m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+  /* rows without a quantile: all NaN, or (quantile) any NaN */
+  none = ignore ? ew2(tp, &rc, DLX_EW_EQ, tensor_of(m), int_of(0), err)
+                : ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
+  for (int64_t i = 0; rc == 0 && i < req->nq; i++) {
+    int mark = tp->n;
+    dlx_tensor *v = sorted_quantile(tp, &rc, sv, m, req->q[i], req->interpolation, err), column;
+    v = where(tp, &rc, none, float_of(NAN), tensor_of(v), err);
+    if (rc == 0) rc = dlx_slice(&column, req->values, 1, i, i, 1, err);
+    if (rc == 0) {
+      rc = dlx_copy(&column, v, err);
+      dlx_tensor_close(&column);
+    }
+    while (tp->n > mark) dlx_tensor_close(&tp->t[--tp->n]); /* this quantile's temporaries */
+  }
+  return rc;
+}
+
+/* req on a device with sort_rows but no row_op. */
+static int run_sorted(const dlx_row_request *req, dlx_error *err) {
+  temps tp = {.n = 0};
+  dlx_tensor sv, si;
+  int rc;
+  if (req->op != DLX_ROW_KTH && req->op != DLX_ROW_MEDIAN && req->op != DLX_ROW_NANMEDIAN &&
+      req->op != DLX_ROW_QUANTILE && req->op != DLX_ROW_NANQUANTILE)
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s has no sorted route", dlx_row_op_name(req->op));
+  rc = dlx_sort(&sv, &si, req->src, 1, false, dlx_row_op_name(req->op), err);
+  if (rc != 0) return rc;
+  if (req->op == DLX_ROW_QUANTILE || req->op == DLX_ROW_NANQUANTILE)
+    rc = sorted_quantiles(req, &sv, &tp, err);
+  else
+    rc = sorted_ranks(req, &sv, &si, &tp, err);
+  temps_close(&tp);
+  dlx_tensor_close(&sv);
+  dlx_tensor_close(&si);
+  return rc;
+}
+
+/* Whether the device of src can run op: by row_op, or by sorting for the selections. */
+static bool has_route(const dlx_tensor *src, dlx_row_op op) {
+  const dlx_backend *b = dlx_compute_backend(src->buffer);
+  bool selection = op == DLX_ROW_KTH || op == DLX_ROW_MEDIAN || op == DLX_ROW_NANMEDIAN ||
+                   op == DLX_ROW_QUANTILE || op == DLX_ROW_NANQUANTILE;
+  return b->row_op != NULL || (selection && b->sort_rows != NULL && b->index_op != NULL &&
+                               b->elementwise != NULL && b->reduce != NULL);
+}
+
+/* values and indices (when wanted) of [rows, m] for req, made and run. */
+static int rows_op(dlx_tensor *values, dlx_tensor *indices, dlx_row_request *req, int64_t m,
+                   dlx_dtype dtype, dlx_error *err) {
+  int64_t shape[2] = {req->src->shape[0], m};
+  int rc = empty_on(values, req->src, shape, 2, dtype, err);
+  if (rc == 0 && indices != NULL) {
+    rc = empty_on(indices, req->src, shape, 2, DLX_INT64, err);
+    if (rc != 0) dlx_tensor_close(values);
+  }
+  if (rc != 0) return rc;
+  req->values = values;
+  req->indices = indices;
+  if (dlx_tensor_numel(req->src) == 0 || m == 0)
+    rc = 0;
+  else if (dlx_compute_backend(req->src->buffer)->row_op != NULL)
+    rc = run_rows(req, err);
+  else
+    rc = run_sorted(req, err);
+  if (rc != 0) {
+    dlx_tensor_close(values);
+    if (indices != NULL) dlx_tensor_close(indices);
+  }
+  return rc;
+}
+
+/* The shape of line reduced over dim (dim < 0: every dim), into shape; its ndim. */
+static int32_t reduced_shape(const dlx_tensor *line, int32_t src_ndim, int32_t dim, bool keepdim,
+                             int64_t *shape) {
+  int32_t ndim = 0;
+  for (int32_t d = 0; d < src_ndim; d++) {
+    if (dim < 0 || d == dim) {
+      if (keepdim) shape[ndim++] = 1;
+    } else {
+      shape[ndim++] = line->shape[d];
+    }
+  }
+  return ndim;
+}
+
+/* ---- kthvalue, median, nanmedian, mode */
+
+int dlx_row_reduce(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const dlx_tensor *src,
+                   int32_t dim, bool keepdim, int64_t k, dlx_error *err) {
+  const char *name = dlx_row_op_name(op);
+  dlx_tensor line = as_line(src), rows;
+  dlx_row_request req = {.op = op};
+  int64_t shape[DLX_MAX_NDIM], n;
+  int32_t ndim;
+  int rc = check_ordered(src, name, err);
+  if (rc == 0) rc = check_dim(&line, dim, name, src->ndim, err);
+  if (rc != 0) return rc;
+  n = dim < 0 ? dlx_tensor_numel(&line) : line.shape[dim];
+  if (n == 0)
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: cannot take it over an empty dim (size 0)", name);
+  if (op == DLX_ROW_KTH && (k < 1 || k > n))
+    return dlx_fail(err, DLX_VALUE_ERROR, "kthvalue: k = %lld out of range for a dim of size %lld",
+                    (long long)k, (long long)n);
+  rc = check_row_backend(src, op, err);
+  if (rc == 0) rc = rows_view(&rows, &line, dim, err);
+  if (rc != 0) return rc;
+  req.src = &rows;
+  req.k = k - 1;
+  rc = rows_op(values, indices, &req, 1, src->dtype, err);
+  dlx_tensor_close(&rows);
+  if (rc != 0) return rc;
+  ndim = dim < 0 ? 0 : reduced_shape(&line, src->ndim, dim, keepdim, shape);
+  set_contiguous(values, shape, ndim);
+  if (indices != NULL) set_contiguous(indices, shape, ndim);
+  return 0;
+}
+
+/* ---- quantile, nanquantile */
+
+/* out = t with its last dim moved to the front, C-contiguous; closes t. */
+static int move_last_first(dlx_tensor *out, dlx_tensor *t, dlx_error *err) {
+  int32_t perm[DLX_MAX_NDIM];
+  dlx_tensor moved;
+  int rc;
+  for (int32_t d = 0; d < t->ndim; d++) perm[d] = d == 0 ? t->ndim - 1 : d - 1;
+  rc = dlx_permute(&moved, t, perm, err);
+  if (rc == 0) {
+    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
+    dlx_tensor_close(&moved);
+  }
+  dlx_tensor_close(t);
+  return rc;
+}
+
+static int check_quantiles(const double *q, int64_t nq, const char *name, dlx_error *err) {
+  for (int64_t i = 0; i < nq; i++)
+    if (!(q[i] >= 0 && q[i] <= 1))
+      return dlx_fail(err, DLX_VALUE_ERROR, "%s: q must be in [0, 1], got %g", name, q[i]);
+  return 0;
+}
+
+int dlx_quantile(dlx_tensor *out, const dlx_tensor *src, const double *q, int64_t nq, bool q_scalar,
+                 int32_t dim, bool keepdim, dlx_interpolation how, bool ignore_nan,
+                 dlx_error *err) {
+  dlx_row_op op = ignore_nan ? DLX_ROW_NANQUANTILE : DLX_ROW_QUANTILE;
+  const char *name = dlx_row_op_name(op);
+  dlx_tensor line = as_line(src), rows, made;
+  dlx_row_request req = {.op = op, .q = q, .nq = nq, .interpolation = how};
+  int64_t shape[DLX_MAX_NDIM];
+  int32_t ndim;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (dlx_dtype_kind(src->dtype) != DLX_KIND_FLOAT)
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: the tensor must have a float dtype, got %s", name,
+                    dlx_dtype_info_of(src->dtype)->name);
+  rc = check_dim(&line, dim, name, src->ndim, err);
+  if (rc == 0) rc = check_quantiles(q, nq, name, err);
+  if (rc != 0) return rc;
+  if ((dim < 0 ? dlx_tensor_numel(&line) : line.shape[dim]) == 0)
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: cannot take it over an empty dim (size 0)", name);
+  rc = check_row_backend(src, op, err);
+  if (rc == 0) rc = rows_view(&rows, &line, dim, err);
+  if (rc != 0) return rc;
+  req.src = &rows;
+  rc = rows_op(&made, NULL, &req, nq, src->dtype, err);
+  dlx_tensor_close(&rows);
+  if (rc != 0) return rc;
+  /* made is [rows, nq]: the reduced shape, then the quantiles */
+  ndim = reduced_shape(&line, src->ndim, dim, keepdim, shape);
+  if (q_scalar) {
+    set_contiguous(&made, shape, ndim);
+    *out = made;
+    return 0;
+  }
+  shape[ndim] = nq;
+  set_contiguous(&made, shape, ndim + 1);
+  return move_last_first(out, &made, err);
+}
+
+/* ---- cummax, cummin, logcumsumexp */
+
+/* out = t (C-contiguous, its last dim the one at dim) with that dim moved back to dim; closes t. */
+static int move_last_to(dlx_tensor *out, dlx_tensor *t, int32_t dim, dlx_error *err) {
+  int32_t perm[DLX_MAX_NDIM];
+  dlx_tensor moved;
+  int rc;
+  if (dim == t->ndim - 1) {
+    *out = *t;
+    return 0;
+  }
+  for (int32_t d = 0, from = 0; d < t->ndim; d++) perm[d] = d == dim ? t->ndim - 1 : from++;
+  rc = dlx_permute(&moved, t, perm, err);
+  if (rc == 0) {
+    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
+    dlx_tensor_close(&moved);
+  }
+  dlx_tensor_close(t);
+  return rc;
+}
+
+int dlx_row_scan(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const dlx_tensor *src,
+                 int32_t dim, dlx_error *err) {
+  const char *name = dlx_row_op_name(op);
+  dlx_tensor line = as_line(src), rows, v, i;
+  dlx_row_request req = {.op = op};
+  dlx_dtype dtype = src->dtype;
+  int64_t shape[DLX_MAX_NDIM];
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (op == DLX_ROW_LOGCUMSUMEXP)
+    rc = dlx_stat_dtype(name, src->dtype, &dtype, err);
+  else
+    rc = check_ordered(src, name, err);
+  if (rc == 0) rc = check_dim(&line, dim < 0 ? line.ndim : dim, name, src->ndim, err);
+  if (rc == 0) rc = check_row_backend(src, op, err);
+  if (rc == 0) rc = rows_view(&rows, &line, dim, err);
+  if (rc != 0) return rc;
+  req.src = &rows;
+  rc = rows_op(&v, indices != NULL ? &i : NULL, &req, rows.shape[1], dtype, err);
+  dlx_tensor_close(&rows);
+  if (rc != 0) return rc;
+  /* [rows, n] is line's shape with dim last */
+  for (int32_t d = 0, to = 0; d < line.ndim; d++)
+    if (d != dim) shape[to++] = line.shape[d];
+  shape[line.ndim - 1] = line.shape[dim];
+  set_contiguous(&v, shape, line.ndim);
+  if (indices != NULL) set_contiguous(&i, shape, line.ndim);
+  rc = move_last_to(values, &v, dim, err);
+  if (indices != NULL) {
+    if (rc == 0)
+      rc = move_last_to(indices, &i, dim, err);
+    else
+      dlx_tensor_close(&i);
+    if (rc != 0) dlx_tensor_close(values);
+  }
+  if (rc != 0) return rc;
+  values->ndim = src->ndim; /* a 0-d src: back to 0-d */
+  if (indices != NULL) indices->ndim = src->ndim;
+  return 0;
+}
+
+/* ---- nansum, nanmean, count_nonzero: elementwise ops and sums */
+
+/* out = src with its NaNs as 0 (a fresh tensor). */
+static int zero_nans(dlx_tensor *out, const dlx_tensor *src, dlx_error *err) {
+  dlx_operand x = {.tensor = src}, in[3];
+  dlx_tensor nan;
+  int rc = dlx_elementwise(DLX_EW_ISNAN, &x, NULL, NULL, &nan, err);
+  if (rc != 0) return rc;
+  in[0] = (dlx_operand){.tensor = &nan};
+  in[1] = (dlx_operand){.scalar = {.kind = DLX_KIND_FLOAT, .v.f = 0}};
+  in[2] = x;
+  rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
+  dlx_tensor_close(&nan);
+  return rc;
+}
+
+int dlx_nansum(dlx_tensor *out, const dlx_tensor *src, uint64_t dims, bool keepdim,
+               dlx_error *err) {
+  dlx_tensor clean;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (dlx_dtype_kind(src->dtype) == DLX_KIND_COMPLEX)
+    return dlx_fail(err, DLX_TYPE_ERROR, "nansum of a complex tensor is not supported");
+  if (dlx_dtype_kind(src->dtype) != DLX_KIND_FLOAT)
+    return dlx_reduce(out, DLX_REDUCE_SUM, src, dims, keepdim, err);
+  rc = zero_nans(&clean, src, err);
+  if (rc != 0) return rc;
+  rc = dlx_reduce(out, DLX_REDUCE_SUM, &clean, dims, keepdim, err);
+  dlx_tensor_close(&clean);
+  return rc;
+}
+
+int dlx_nanmean(dlx_tensor *out, const dlx_tensor *src, uint64_t dims, bool keepdim,
+                dlx_error *err) {
+  dlx_tensor sum, nan, present, count;
+  dlx_operand x = {.tensor = src}, a, b;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (dlx_dtype_kind(src->dtype) != DLX_KIND_FLOAT)
+    return dlx_fail(err, DLX_TYPE_ERROR, "nanmean: the tensor must have a float dtype, got %s",
+                    dlx_dtype_info_of(src->dtype)->name);
+  rc = dlx_nansum(&sum, src, dims, keepdim, err);
+  if (rc != 0) return rc;
+  rc = dlx_elementwise(DLX_EW_ISNAN, &x, NULL, NULL, &nan, err);
+  if (rc == 0) {
+    a = (dlx_operand){.tensor = &nan};
+    rc = dlx_elementwise(DLX_EW_LOGICAL_NOT, &a, NULL, NULL, &present, err);
+    dlx_tensor_close(&nan);
+  }
+  if (rc == 0) {
+    rc = dlx_reduce(&count, DLX_REDUCE_SUM, &present, dims, keepdim, err);
+    dlx_tensor_close(&present);
+  }
+  if (rc == 0) {
+    a = (dlx_operand){.tensor = &sum};
+    b = (dlx_operand){.tensor = &count};
+    rc = dlx_elementwise(DLX_EW_DIV, &a, &b, NULL, out, err);
+    dlx_tensor_close(&count);
+  }
+  dlx_tensor_close(&sum);
+  return rc;
+}
+
+int dlx_count_nonzero(dlx_tensor *out, const dlx_tensor *src, uint64_t dims, dlx_error *err) {
+  dlx_operand x = {.tensor = src}, zero = {.scalar = {.kind = DLX_KIND_INT, .v.i = 0}};
+  dlx_tensor nonzero;
+  int rc = dlx_buffer_check(src->buffer, err);
+  if (rc != 0) return rc;
+  if (src->dtype == DLX_BOOL) return dlx_reduce(out, DLX_REDUCE_SUM, src, dims, false, err);
+  rc = dlx_elementwise(DLX_EW_NE, &x, &zero, NULL, &nonzero, err);
+  if (rc != 0) return rc;
+  rc = dlx_reduce(out, DLX_REDUCE_SUM, &nonzero, dims, false, err);
+  dlx_tensor_close(&nonzero);
+  return rc;
+}
