@@ -44,7 +44,9 @@ static bool drop_dims(dlx_plan *p, int32_t ndim, const int64_t *shape,
     if (!kept && (flags & DLX_PLAN_DROP_BROADCAST) && all_zero_strides(strides, p->nops, d))
       continue;
     if (kept) p->keep = n;
-    p->numel *= size;
+    /* saturates: dims whose product passes int64 are part of an empty tensor (a reduction's
+     * reduced dims whose kept dims include a 0), never walked */
+    p->numel = size > INT64_MAX / p->numel ? INT64_MAX : p->numel * size;
     p->shape[n] = size;
     for (int k = 0; k < p->nops; k++) p->strides[k][n] = strides[k][d];
     n++;
