@@ -20,7 +20,8 @@
  * waking a sleeping core than the job lasts (virtual machines), turns the wake-up into a
  * loss. For each short job size the pool therefore times jobs run both ways and runs the
  * next one the faster way, trying the other way on one job in EXPLORE_EVERY so that its time
- * stays current as the machine's load changes.
+ * stays current as the machine's load changes. Long jobs that the wake-up time keeps alone wake
+ * a worker now and then for the same reason (retried_wakeups).
  *
  * Blocks are claimed with one atomic word, the job's generation in the high half and the next
  * block in the low half, so a late worker can never take a block of a newer job for the old
@@ -174,6 +175,25 @@ static int workers_worth_waking(int64_t rest, int64_t per_block, int helpers) {
   return worth < helpers ? (int)worth : helpers;
 }
 
+/* ---- a wake-up time that no longer holds */
+
+/* wake_ns is learned only when a worker is woken. Once a busy spell has made it long (other
+ * processes, or another library's threads spinning on the cores after their own parallel work,
+ * as libgomp's workers do for milliseconds), the jobs it keeps on one thread never measure it
+ * again, and they would stay on one thread long after the spell is over. So every
+ * RETRY_WAKE_EVERY-th long job that it keeps alone, but that an idle machine's wake-up would pay
+ * for, wakes one worker anyway. A late worker costs such a job little: it takes blocks only while
+ * any are left, and the caller waits only for those it took. */
+#define RETRY_WAKE_EVERY 2
+
+static unsigned kept_alone; /* used only by the pool's owner, as short_jobs */
+
+static int retried_wakeups(int64_t rest, int64_t per_block) {
+  if (rest <= SHORT_JOB_BLOCKS || per_block <= 0) return 0;
+  if (rest < WAKE_PAYOFF * FIRST_WAKE_NS / per_block) return 0; /* short even for an idle one */
+  return ++kept_alone % RETRY_WAKE_EVERY == 0 ? 1 : 0;
+}
+
 /* Set (non-NULL) on pool workers, and on a caller while it runs blocks: kernels called from a
  * block run on their own thread. A pthread key rather than _Thread_local: the library is often
  * a dlopened module, and LeakSanitizer's thread walk at exit crashes on the dynamic TLS of
@@ -301,6 +321,7 @@ static void run_caller_blocks(const pool_job *job, uint32_t gen, bool decided) {
   if (!decided) {
     int64_t rest = job->blocks - (int64_t)(atomic_load(&pool.claim) & 0xffffffffu);
     int count = workers_worth_waking(rest, took, job->helpers);
+    if (count == 0 && job->helpers > 0) count = retried_wakeups(rest, took);
     if (count > 0) wake_workers(gen, count);
   }
   run_blocks(job, gen, true);
@@ -337,9 +358,15 @@ static void run_on_pool(const pool_job *request, int threads) {
 
 long dlx_cpu_pool_wakeups(void) { return atomic_load(&wakeups); }
 
+void dlx_cpu_pool_set_wake_ns(int64_t ns) {
+  atomic_store_explicit(&wake_ns, ns > 0 ? ns : FIRST_WAKE_NS, memory_order_relaxed);
+}
+
 #else
 
 long dlx_cpu_pool_wakeups(void) { return 0; }
+
+void dlx_cpu_pool_set_wake_ns(int64_t ns) { (void)ns; }
 
 #endif
 

@@ -5,6 +5,7 @@
  *   - the work really spreads when it pays: with 2 threads and blocks far longer than a
  *     wake-up, a worker takes blocks while the caller is busy; blocks far shorter stay on the
  *     caller and wake no worker as a rule (a fraction of the jobs may, on a slow machine);
+ *   - a wake-up time learned in a busy spell does not keep long jobs on one thread for good;
  *   - a range function that calls the pool again runs that inner loop on its own thread;
  *   - several host threads calling at once all get their work done (one owns the pool, the
  *     others run on their own thread);
@@ -129,6 +130,30 @@ static void test_spread(void) {
     CHECK_EQ_INT(atomic_load(&s.worker_blocks) + atomic_load(&s.caller_blocks), 64);
     CHECK(dlx_cpu_pool_wakeups() > wakeups);
   }
+  dlx_cpu_set_num_threads(0);
+}
+
+/* A wake-up time learned in a busy spell (set here: 10 s) makes every job look too short to wake
+ * a worker for, and the pool learns the time only when it wakes one: every other long job that it
+ * keeps alone wakes one anyway, so that the time is measured again. */
+static void busy_range(void *ctx, int64_t begin, int64_t end) {
+  (void)ctx;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000L * (end - begin));
+}
+
+static void test_wake_time_relearned(void) {
+  dlx_cpu_set_num_threads(2);
+  dlx_cpu_parallel_for(64, 1, busy_range, NULL); /* blocks of 0.1 ms: the pool's measure */
+  dlx_cpu_pool_set_wake_ns(10000000000);
+  long wakeups = dlx_cpu_pool_wakeups();
+  for (int job = 0; job < 4; job++) dlx_cpu_parallel_for(64, 1, busy_range, NULL);
+  long woken = dlx_cpu_pool_wakeups() - wakeups;
+  printf("wake time relearned: %ld of 4 long jobs woke a worker after a 10 s wake-up\n", woken);
+  CHECK(woken >= 1);
+  dlx_cpu_pool_set_wake_ns(0);
   dlx_cpu_set_num_threads(0);
 }
 
@@ -280,6 +305,7 @@ int main(void) {
   test_cover();
   test_spread();
   test_short_blocks_stay();
+  test_wake_time_relearned();
   test_nested();
   test_many_callers();
   test_kernels_agree();
