@@ -142,7 +142,7 @@ def main():
              args.gap))
     names = [name for name, _ in states] + \
         (["PyTorch", "dlx right after PyTorch"] if torch else []) + \
-        ["C loop, 1 thread", "C loop, %d threads" % args.threads]
+        ["C loop, 1 thread"] + (["C loop, %d threads" % args.threads] if args.threads > 1 else [])
     ratio_titles = (["PyTorch / dlx"] if torch else []) + (["before / dlx"] if args.before else [])
     print("| case | " + " | ".join(names + ratio_titles) + " |")
     print("|---|" + "---:|" * (len(names) + len(ratio_titles)))
@@ -156,7 +156,8 @@ def main():
             contenders.append(("dlx right after PyTorch", contenders[0][1], run_torch))
         host = {k: (np.ones(n, "f4") if k != "c" else np.empty(n, "f4")) for k in arrays}
         contenders.append(("ref1", ref_case(ref, op, host, 1, n, calls), None))
-        contenders.append(("refN", ref_case(ref, op, host, args.threads, n, calls), None))
+        if args.threads > 1:
+            contenders.append(("refN", ref_case(ref, op, host, args.threads, n, calls), None))
         medians = measure(contenders, args.rounds, calls, args.gap)
         cells = ["%.2f ms, %.1f GB/s" % (m * 1e3, per * n / m / 1e9) for m in medians]
         if torch is not None:
