@@ -1,10 +1,13 @@
 --- dlx.linalg's decompositions on a device, checked on the CPU: each result moved to the host is
 --- held to the identities that define it (A X = B, A inv(A) = I, Q R = A with Q orthonormal and R
---- upper, U diag(S) Vh = A, A V = V diag(w), L Lᴴ = A, P L U = A) with tolerances scaled by the
---- size and the dtype's epsilon, values that are unique (det, S, w, the factors of LU and
---- Cholesky) against the CPU's, and the errors against the CPU's: the same LinAlgError message for
---- a singular or non positive definite matrix, NaN for a matrix holding NaN. Used by
---- spec/linalg_decomp_spec.lua (the CPU itself) and spec/cuda_linalg_spec.lua (cuda:0).
+--- upper, U diag(S) Vh = A, A V = V diag(w), L Lᴴ = A, P L U = A, lstsq's normal equations) with
+--- tolerances scaled by the size and the dtype's epsilon, values that are unique (det, S, w, the
+--- factors of LU and Cholesky, lstsq's solution and residuals) against the CPU's, eig's
+--- conventions (unit vectors, their largest component real, a real matrix's conjugate pairs
+--- side by side), and the errors against the CPU's: the same LinAlgError message for a singular
+--- or non positive definite matrix, NaN for a matrix holding NaN. Batches of many small matrices
+--- take the batched routines. Used by spec/linalg_decomp_spec.lua (the CPU itself) and
+--- spec/cuda_linalg_spec.lua (cuda:0).
 local h = require "spec.helper"
 local dlx = h.dlx
 local assert = require "luassert" -- specs get it as their assert; this module does not
@@ -72,8 +75,61 @@ local function hermitian(shape, dtype)
   return (a + adj(a)) * 0.5
 end
 
---- Registers the cases of `device` with `it`. opts.unmapped: the functions this device refuses
---- with a DeviceError (CUDA: eig, eigvals, lstsq).
+-- The eigenvalues of each batch element of w (..., n), on the host: lists sorted by their real
+-- parts, then (real parts within tol) their imaginary parts, so that two devices' values compare
+-- whatever order each gives them in.
+local function sorted_eigenvalues(w, tol)
+  local n = w.shape[#w.shape]
+  local flat, out = w:reshape({ -1 }):totable(), {}
+  for first = 1, #flat, n do
+    local row = { table.unpack(flat, first, first + n - 1) }
+    table.sort(row, function(x, y)
+      if math.abs(x.re - y.re) > tol then return x.re < y.re end
+      return x.im < y.im
+    end)
+    table.move(row, 1, n, #out + 1, out)
+  end
+  return out
+end
+
+local function near_lists(got, want, what, tol)
+  assert.are.equal(#want, #got, what)
+  local err = 0
+  for i = 1, #want do
+    err = math.max(err, math.abs(got[i].re - want[i].re), math.abs(got[i].im - want[i].im))
+  end
+  assert(err <= tol, ("%s: off by %g, more than %g"):format(what, err, tol))
+end
+
+-- eig's conventions on (w, V) of a batch: each column of V has its largest component real; for
+-- a real A a complex eigenvalue with a positive imaginary part is followed by its conjugate, the
+-- vector by the conjugate vector, exactly.
+local function eig_conventions(w, v, real, tol)
+  local n = w.shape[#w.shape]
+  local wf = w:reshape({ -1, n }):totable()
+  local vf = v:reshape({ -1, n, n }):totable()
+  for b = 1, #wf do
+    for c = 1, n do
+      local big, at = -1, 1
+      for r = 1, n do
+        local z = vf[b][r][c]
+        if z.re * z.re + z.im * z.im > big then big, at = z.re * z.re + z.im * z.im, r end
+      end
+      assert(math.abs(vf[b][at][c].im) <= tol, "the largest component of a vector is real")
+      if real and wf[b][c].im > 0 then
+        assert.is_true(c < n and wf[b][c + 1].re == wf[b][c].re and wf[b][c + 1].im == -wf[b][c].im,
+          "a conjugate pair, the positive imaginary part first")
+        for r = 1, n do
+          assert.is_true(vf[b][r][c + 1].re == vf[b][r][c].re
+            and vf[b][r][c + 1].im == -vf[b][r][c].im, "conjugate vectors")
+        end
+      end
+    end
+  end
+end
+
+--- Registers the cases of `device` with `it`. opts.lstsq_qr: the device solves lstsq through QR
+--- (CUDA): no singular values (an empty tensor), and a LinAlgError for a rank-deficient matrix.
 return function(device, it, opts)
   opts = opts or {}
   local name = tostring(dlx.device(device))
@@ -271,11 +327,101 @@ return function(device, it, opts)
     end)
   end
 
-  for _, fname in ipairs(opts.unmapped or {}) do
-    it(("%s: linalg.%s is a DeviceError naming it"):format(name, fname), function()
-      local a = on(square({ 3, 3 }, "float64"))
-      local msg = h.raises("DeviceError", L[fname], a, fname == "lstsq" and a or nil)
-      assert.truthy(msg:find("linalg." .. fname, 1, true) and msg:find(name, 1, true), msg)
-    end)
+  for _, dtype in ipairs(DTYPES) do
+    local cx = is_complex(dtype) and dtype or (dtype == "float32" and "complex64" or "complex128")
+
+    it(("%s: %s eig, eigvals: the CPU's values, A V = V diag(w), LAPACK's conventions, NaN")
+      :format(name, dtype), function()
+        for _, shape in ipairs(SHAPES) do
+          local n = shape[#shape]
+          local a = randn(shape, dtype)
+          local w_cpu = L.eigvals(a)
+          local scale = maxabs(w_cpu)
+          local tol = 200 * n * EPS[REAL[dtype]] * math.max(scale, 1)
+          local w, v = L.eig(on(a))
+          w, v = back(w), back(v)
+          assert.are.equal(cx, w.dtype)
+          assert.are.equal(cx, v.dtype)
+          near_lists(sorted_eigenvalues(w, 1e-3 * scale), sorted_eigenvalues(w_cpu, 1e-3 * scale),
+            "w", tol)
+          near(mm(a:astype(cx), v), v * w:unsqueeze(-2), cx, n, scale + 1, "A V = V diag(w)")
+          near(v:abs():norm({ dim = -2 }), dlx.ones(w.shape, { dtype = REAL[dtype] }), dtype, n, 1,
+            "unit columns")
+          eig_conventions(w, v, not is_complex(dtype), tol)
+          assert.is_true(dlx.equal(back(L.eigvals(on(a))), w), "eigvals gives eig's values")
+        end
+        local nan = randn({ 3, 4, 4 }, dtype)
+        nan:select(1, 2):select(1, 1):select(1, 3):fill_(0 / 0)
+        local w, v = L.eig(on(nan))
+        w, v = back(w), back(v)
+        assert.is_true(w:select(1, 2):isnan():all():item() and v:select(1, 2):isnan():all():item())
+        assert.is_false(w:select(1, 1):isnan():any():item() or w:select(1, 3):isnan():any():item())
+      end)
+
+    it(("%s: %s lstsq, tall, square and wide, one matrix and many; rank deficiency; NaN")
+      :format(name, dtype), function()
+        for _, size in ipairs({ { 6, 4 }, { 4, 4 }, { 3, 5 }, { 200, 5, 3 }, { 200, 2, 4 } }) do
+          local m, n = size[#size - 1], size[#size]
+          local a = randn(size, dtype) + dlx.eye(m, n, { dtype = dtype }) * 3
+          local bshape = { table.unpack(size) }
+          bshape[#bshape] = 2
+          local b = randn(bshape, dtype)
+          local x, res, rank, s = L.lstsq(on(a), on(b))
+          x, res, rank, s = back(x), back(res), back(rank), back(s)
+          local want, cres, crank, cs = L.lstsq(a, b)
+          local scale = maxabs(want) * (maxabs(a) + 1)
+          near(x, want, dtype, math.max(m, n), scale, "the solution")
+          near(res, cres, dtype, math.max(m, n), maxabs(cres) + 1, "the residuals")
+          assert.is_true(dlx.equal(rank, crank), "the ranks")
+          if opts.lstsq_qr then
+            assert.same({ 0 }, s.shape, "no singular values on the QR route")
+          else
+            near(s, cs, dtype, math.max(m, n), maxabs(cs), "S")
+          end
+          if m >= n then -- the normal equations: Aᴴ (A X - B) = 0
+            near(mm(adj(a), mm(a, x) - b), dlx.zeros(x.shape, { dtype = dtype }), dtype, m, scale,
+              "Aᴴ (A X - B) = 0")
+          else -- exact, and the minimum norm: X in the row space of A
+            near(mm(a, x), b, dtype, n, scale, "A X = B")
+          end
+        end
+        local deficient = randn({ 3, 4, 3 }, dtype)
+        deficient:select(1, 2):select(2, 2):fill_(0) -- batch element 2: a zero column
+        local ones = dlx.ones({ 4, 1 }, { dtype = dtype })
+        if opts.lstsq_qr then
+          local msg = h.raises("LinAlgError", L.lstsq, on(deficient), on(ones))
+          assert.truthy(msg:find("(Batch element 2)", 1, true), msg)
+          assert.truthy(msg:find("does not have full rank", 1, true), msg)
+        else
+          local _, _, rank = L.lstsq(on(deficient), on(ones))
+          assert.same({ 3, 2, 3 }, back(rank):totable())
+        end
+        local nan = randn({ 3, 4, 3 }, dtype) + dlx.eye(4, 3, { dtype = dtype }) * 3
+        nan:select(1, 3):select(1, 1):select(1, 1):fill_(0 / 0)
+        local x, _, rank = L.lstsq(on(nan), on(ones))
+        x, rank = back(x), back(rank)
+        assert.is_true(x:select(1, 3):isnan():all():item(), "the NaN matrix gives NaN")
+        assert.is_false(x:select(1, 1):isnan():any():item(), "the others do not")
+        assert.same({ 3, 3, 0 }, rank:totable())
+      end)
+
+    it(("%s: %s solve, inv, det of batches of 33 x 33 matrices, and a singular one among many")
+      :format(name, dtype), function()
+        local a = square({ 6, 33, 33 }, dtype) * (1 / 33) -- det of order 1, even in float32
+        local b = randn({ 6, 33, 2 }, dtype)
+        near(mm(a, back(L.solve(on(a), on(b)))), b, dtype, 33, 33 * 33, "A X = B")
+        near(mm(a, back(L.inv(on(a)))), ident(a.shape, 33, dtype), dtype, 33, 33 * 33,
+          "A inv(A) = I")
+        near(back(L.det(on(a))), L.det(a), dtype, 33, maxabs(L.det(a)), "det")
+        for _, n in ipairs({ 3, 33 }) do
+          local zb = square({ 50, n, n }, dtype) * (1 / n)
+          zb:select(1, 17):select(2, 2):fill_(0) -- batch element 17: a zero column
+          assert.are.equal(h.raises("LinAlgError", L.inv, zb),
+            h.raises("LinAlgError", L.inv, on(zb)))
+          assert.are.equal(h.raises("LinAlgError", L.solve, zb, dlx.ones({ n }, { dtype = dtype })),
+            h.raises("LinAlgError", L.solve, on(zb), on(dlx.ones({ n }, { dtype = dtype }))))
+          near(back(L.det(on(zb))), L.det(zb), dtype, n, maxabs(L.det(zb)), "det, one of them 0")
+        end
+      end)
   end
 end

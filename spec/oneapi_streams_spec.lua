@@ -1,52 +1,17 @@
---- oneapi streams: Level Zero immediate command lists behind dlx.stream, and the DLPack
--- `stream` values of a oneapi export.
+--- oneapi streams: Level Zero immediate command lists behind dlx.stream (the cases of
+-- spec/streams_device.lua), what a oneapi device lacks (a cache, a busy-wait kernel), and the
+-- DLPack `stream` values of a oneapi export.
 local h = require "spec.helper"
 local dlx = h.dlx
 
 describe("oneapi streams #oneapi", function()
   if not h.has_device("oneapi:0", pending) then return end
-
-  it("runs work on a new stream and on the default one", function()
-    local default = dlx.current_stream("oneapi:0")
-    local s <close> = dlx.stream("oneapi:0")
-    assert.equal("oneapi:0", tostring(s.device))
-    assert.is_true(s.handle ~= default.handle)
-    local total = s:use(function()
-      assert.equal(s.handle, dlx.current_stream("oneapi:0").handle)
-      local t = dlx.arange(100, { device = "oneapi:0" }):view{ 10, 10 }:transpose(1, 2)
-      return t:contiguous():sum(1):totable()
-    end)
-    assert.equal(default.handle, dlx.current_stream("oneapi:0").handle)
-    assert.equal(45, total[1])
-    assert.equal(945, total[10])
-    s:synchronize()
-    default:synchronize()
-  end)
-
-  it("prints its device and its handle as one hex number", function()
-    local s = dlx.stream("oneapi:0")
-    assert.equal(("dlx.Stream(oneapi:0, handle=0x%x)"):format(s.handle), tostring(s))
-    s:close()
-    assert.equal(("dlx.Stream(oneapi:0, handle=0x%x, closed)"):format(s.handle), tostring(s))
-    assert.equal("dlx.Stream(oneapi:0, handle=0x0)", tostring(dlx.stream("oneapi:0", 0)))
-  end)
+  require "spec.streams_device" ("oneapi:0", it)
 
   it("has streams but no cache or busy-wait kernel to offer", function()
     assert.equal(0, dlx.cuda.memory_cached("oneapi:0"))
     local msg = h.raises("ValueError", dlx.cuda.busy_wait, 1000, "oneapi:0")
     assert.truthy(msg:find("oneapi:0 has no busy-wait kernel", 1, true), msg)
-  end)
-
-  it("wraps a stream handle made elsewhere (another dlx state)", function()
-    local s <close> = dlx.stream("oneapi:0")
-    local wrapped = dlx.stream("oneapi:0", s.handle)
-    assert.equal(s.handle, wrapped.handle)
-    local value = wrapped:use(function()
-      return dlx.full({ 3 }, 2.5, { dtype = "float32", device = "oneapi:0" }):sum():item()
-    end)
-    assert.equal(7.5, value)
-    wrapped:close() -- not owned: the list stays
-    s:synchronize()
   end)
 
   it("takes nil, -1 or a stream handle as the DLPack stream of an export", function()
@@ -92,13 +57,5 @@ describe("oneapi streams #oneapi", function()
     assert.truthy(msg:find("is a stream of oneapi:1", 1, true), msg)
     local default1 = dlx.current_stream("oneapi:1").handle
     h.raises("ValueError", t.__dlpack, t, { max_version = { 1, 3 }, stream = default1 })
-  end)
-
-  it("are streams to dlx.type, open and closed", function()
-    local s = dlx.stream("oneapi:0")
-    assert.equal("stream", dlx.type(s))
-    assert.equal("stream", dlx.type(dlx.current_stream("oneapi:0")))
-    s:close()
-    assert.equal("stream", dlx.type(s))
   end)
 end)

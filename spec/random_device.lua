@@ -26,6 +26,98 @@ local cases = {
   {"normal_ float32", function(o)
     return dlx.empty({513}, {device = o.device}):normal_(10, 0.5, {generator = o.generator})
   end},
+  -- the distributions of src/common/distributions.h
+  {"bernoulli_ float32", function(o)
+    return dlx.empty({4097}, {device = o.device}):bernoulli_(0.3, {generator = o.generator})
+  end},
+  {"bernoulli_ of a tensor p into int8", function(o)
+    local p = dlx.linspace(0, 1, 1001, {device = o.device, dtype = "float64"})
+    local t = dlx.empty({3, 1001}, {device = o.device, dtype = "int8"})
+    return t:bernoulli_(p, {generator = o.generator})
+  end},
+  {"bernoulli of a float16 tensor", function(o)
+    local p = dlx.linspace(0, 1, 2049, {device = o.device, dtype = "float16"})
+    return dlx.bernoulli(p, {generator = o.generator})
+  end},
+  {"bernoulli of a number, bool", function(o)
+    o.dtype = "bool"; return dlx.bernoulli(0.7, {999}, o)
+  end},
+  {"exponential_ float32", function(o)
+    return dlx.empty({5003}, {device = o.device}):exponential_(1.5, {generator = o.generator})
+  end},
+  {"exponential_ float64 strided", function(o)
+    local t = dlx.zeros({40, 31}, {device = o.device, dtype = "float64"}):transpose(1, 2)
+    return t:exponential_(0.25, {generator = o.generator})
+  end},
+  {"cauchy_ float64", function(o)
+    local t = dlx.empty({3001}, {device = o.device, dtype = "float64"})
+    return t:cauchy_(-2, 0.5, {generator = o.generator})
+  end},
+  {"cauchy_ bfloat16", function(o)
+    local t = dlx.empty({3001}, {device = o.device, dtype = "bfloat16"})
+    return t:cauchy_(0, 1, {generator = o.generator})
+  end},
+  {"log_normal_ float32", function(o)
+    return dlx.empty({4001}, {device = o.device}):log_normal_(0.5, 1.25, {generator = o.generator})
+  end},
+  {"log_normal_ float64, tails past float32", function(o)
+    local t = dlx.empty({2001}, {device = o.device, dtype = "float64"})
+    return t:log_normal_(-300, 40, {generator = o.generator})
+  end},
+  {"geometric_ float64", function(o)
+    local t = dlx.empty({3001}, {device = o.device, dtype = "float64"})
+    return t:geometric_(0.05, {generator = o.generator})
+  end},
+  {"geometric_ int16, saturating", function(o)
+    local t = dlx.empty({3001}, {device = o.device, dtype = "int16"})
+    return t:geometric_(1e-6, {generator = o.generator})
+  end},
+  {"poisson of small and large rates, float32", function(o)
+    local rates = dlx.linspace(0, 60, 6001, {device = o.device})
+    return dlx.poisson(rates, {generator = o.generator})
+  end},
+  {"poisson of huge rates, float64", function(o)
+    local rates = dlx.linspace(1e3, 1e12, 1001, {device = o.device, dtype = "float64"})
+    return dlx.poisson(rates, {generator = o.generator})
+  end},
+  {"normal of tensor means and stds", function(o)
+    local mean = dlx.linspace(-5, 5, 301, {device = o.device, dtype = "float64"})
+    local std = dlx.linspace(0, 2, 7, {device = o.device}):reshape({7, 1})
+    return dlx.normal(mean, std, {generator = o.generator})
+  end},
+  {"normal of a number and a tensor std, float32", function(o)
+    local std = dlx.linspace(0.5, 3, 1000, {device = o.device})
+    return dlx.normal(3, std, {generator = o.generator})
+  end},
+  {"normal of numbers and a shape", function(o)
+    o.dtype = "float16"; return dlx.normal(1, 2, {77, 13}, o)
+  end},
+  {"random_ int16 default range", function(o)
+    local t = dlx.empty({2001}, {device = o.device, dtype = "int16"})
+    return t:random_({generator = o.generator})
+  end},
+  {"random_ uint64 [5, 2^40)", function(o)
+    local t = dlx.empty({2001}, {device = o.device, dtype = "uint64"})
+    return t:random_(5, 1 << 40, {generator = o.generator})
+  end},
+  {"random_ float32 and bool", function(o)
+    local f = dlx.empty({1001}, {device = o.device}):random_(-50, 50, {generator = o.generator})
+    local b = dlx.empty({1001}, {device = o.device, dtype = "bool"})
+    b:random_({generator = o.generator})
+    return dlx.cat({f, b:astype("float32")})
+  end},
+  {"multinomial without replacement, float32", function(o)
+    local w = dlx.linspace(0, 3, 2000, {device = o.device}):reshape({20, 100})
+    return dlx.multinomial(w, 40, {generator = o.generator})
+  end},
+  {"multinomial without replacement, float64 1-d", function(o)
+    local w = dlx.linspace(1, 2, 999, {device = o.device, dtype = "float64"})
+    return dlx.multinomial(w, 999, {generator = o.generator})
+  end},
+  {"multinomial with replacement, float16", function(o)
+    local w = dlx.linspace(0, 1, 3 * 700, {device = o.device, dtype = "float16"}):reshape({3, 700})
+    return dlx.multinomial(w, 5000, {replacement = true, generator = o.generator})
+  end},
 }
 
 --- Registers the comparisons of `device` against the CPU with `it`.

@@ -31,6 +31,13 @@
 #define DLX_RNG_UNIFORM 0 /* a + (b - a) * u, u uniform in [0, 1) */
 #define DLX_RNG_NORMAL 1  /* a + b * z, z standard normal */
 #define DLX_RNG_INT 2     /* low + an integer uniform in [0, range) */
+/* The other distributions, one element at a time (src/common/distributions.h). */
+#define DLX_RNG_BERNOULLI 3   /* 1 when u < a, else 0 */
+#define DLX_RNG_EXPONENTIAL 4 /* -ln(v) / a */
+#define DLX_RNG_CAUCHY 5      /* a + b tan(pi (v - 1/2)) */
+#define DLX_RNG_LOG_NORMAL 6  /* exp(a + b z) */
+#define DLX_RNG_GEOMETRIC 7   /* max(1, ceil(ln(v) / a)), a = ln(1 - p) */
+#define DLX_RNG_POISSON 8     /* a Poisson count of mean a */
 
 /* One Philox4x32 block: four 32-bit words. */
 typedef struct dlx_philox_block {
@@ -150,10 +157,11 @@ DLX_SHARED double dlx_rng_cos_turn(double t) {
   return 1.0 + y2 * p;
 }
 
-/* cos(2 pi k / 2^bits) when want_sin is 0, sin(...) otherwise, for an integer 0 <= k < 2^bits:
- * the quarter turn q and the fraction f within it come exactly from k's bits, and f > 1/8 uses
- * the complement (sin(pi/2 - x) = cos x), so the series only see [0, 1/8]. */
-DLX_SHARED double dlx_rng_sincos_turn(uint64_t k, int bits, int want_sin) {
+/* cos(2 pi k / 2^bits) and sin(...) for an integer 0 <= k < 2^bits (2 < bits <= 55, so that the
+ * fraction below is exact in float64): the quarter
+ * turn q and the fraction f within it come exactly from k's bits, and f > 1/8 uses the complement
+ * (sin(pi/2 - x) = cos x), so the series only see [0, 1/8]. */
+DLX_SHARED void dlx_rng_sincos_pair(uint64_t k, int bits, double *sin_out, double *cos_out) {
   uint64_t quarter = (uint64_t)1 << (bits - 2);
   int q = (int)(k >> (bits - 2));
   uint64_t r = k & (quarter - 1);
@@ -173,6 +181,14 @@ DLX_SHARED double dlx_rng_sincos_turn(uint64_t k, int bits, int want_sin) {
     c = -s;
     s = t;
   }
+  *sin_out = s;
+  *cos_out = c;
+}
+
+/* dlx_rng_sincos_pair's cos when want_sin is 0, its sin otherwise. */
+DLX_SHARED double dlx_rng_sincos_turn(uint64_t k, int bits, int want_sin) {
+  double s, c;
+  dlx_rng_sincos_pair(k, bits, &s, &c);
   return want_sin ? s : c;
 }
 

@@ -42,22 +42,44 @@ typedef enum dlx_dim_op {
   DLX_DIM_LOG_SOFTMAX
 } dlx_dim_op;
 
-/* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*). */
+/* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*; distributions.h defines
+ * the kinds after INT). */
 typedef enum dlx_random_kind {
   DLX_RANDOM_UNIFORM,
   DLX_RANDOM_NORMAL,
-  DLX_RANDOM_INT
+  DLX_RANDOM_INT,
+  DLX_RANDOM_BERNOULLI,
+  DLX_RANDOM_EXPONENTIAL,
+  DLX_RANDOM_CAUCHY,
+  DLX_RANDOM_LOG_NORMAL,
+  DLX_RANDOM_GEOMETRIC,
+  DLX_RANDOM_POISSON
 } dlx_random_kind;
 
 /* A request to fill_random: the generator's state and the distribution. */
 typedef struct dlx_random_request {
   dlx_random_kind kind;
   uint64_t seed;   /* the Philox key */
-  uint64_t offset; /* the counter of the block of elements 0 .. L - 1 */
-  double a, b;     /* UNIFORM: [a, b); NORMAL: mean and standard deviation */
-  int64_t low;     /* INT: low + an integer in [0, range) */
-  uint64_t range;  /* INT: >= 1 */
+  uint64_t offset; /* the counter of the block of elements 0 .. L - 1 (POISSON: of element 0) */
+  int lanes;       /* L, elements per block: 4 (one word each), 2 (two: wide) or 1 (POISSON) */
+  double a, b;     /* the kind's parameters (philox.h's list), when ta and tb are NULL */
+  /* Per-element parameters in place of a and b: float64, C-contiguous, dst's shape, on its
+   * device (NULL: the number). */
+  const dlx_tensor *ta, *tb;
+  int64_t low;    /* INT: low + an integer in [0, range) */
+  uint64_t range; /* INT: >= 1 */
 } dlx_random_request;
+
+/* A multinomial request (the backend entry multinomial): n draws from each row of weights, with
+ * or without replacement, as src/common/distributions.h defines them. */
+typedef struct dlx_multinomial_request {
+  const dlx_tensor *weights; /* float32 or float64, C-contiguous [rows, k], k >= 1 */
+  const dlx_tensor *out;     /* int64, C-contiguous [rows, n]: 1-based positions */
+  const dlx_tensor *status;  /* int64, C-contiguous [rows]: each row's DLX_MN_* state */
+  int64_t n;
+  bool replacement;
+  uint64_t seed, offset;
+} dlx_multinomial_request;
 
 /* The indexing ops of the backend entry index_op. Index tensors hold int64 indices, 1-based or
  * negative from the end (-1 is the last), and masks are bool; every tensor lives on the
@@ -202,7 +224,8 @@ typedef enum dlx_linalg_op {
    * zero; ints (int64 vector, len 1) the rank; vecs[0] (real, min(m, n)) the singular values;
    * vecs[1] (real, k), when m > n, the squared 2-norm of each column's residual (the sum of
    * |b[i][j]|^2 over rows n + 1 .. m of the transformed b, valid when the rank is n). Fails
-   * when the SVD does not converge. */
+   * when the SVD does not converge. A backend may solve full-rank matrices through QR instead
+   * and say so in lstsq_qr (below). */
   DLX_LINALG_LSTSQ,
   /* a (n x n) triangular, upper with DLX_LINALG_UPPER (else lower; the other triangle is not
    * read), its diagonal taken as ones with DLX_LINALG_UNIT; b (n x k) -> X in b, A X = B.
@@ -238,6 +261,12 @@ typedef struct dlx_linalg_request {
    * and it is no failure. */
   int64_t bad_batch; /* out: the first failing matrix, -1 when none */
   int64_t bad_info;  /* out: its LAPACK info */
+  /* out, LSTSQ: set by a backend that solved through QR (CUDA) rather than gelsd. It computed
+   * no singular values (the core returns s as an empty tensor, vecs[0] is not written), each
+   * rank is min(m, n) (0 for a non-finite matrix), and a failure is a matrix it takes as
+   * rank-deficient: bad_info is the 1-based place of the first element on R's diagonal whose
+   * magnitude is at most rcond times the largest there. */
+  bool lstsq_qr;
 } dlx_linalg_request;
 
 typedef struct dlx_backend {
@@ -408,8 +437,19 @@ typedef struct dlx_backend {
    * - dst is writable and C-contiguous, numel > 0;
    * - UNIFORM and NORMAL: dst is float16, bfloat16, float32 or float64; the element is computed
    *   in float64 (dlx_rng_real with the dtype's significand bits) and rounded once to dst;
-   * - INT: dst is an integer dtype holding every value of [low, low + range). */
+   * - INT: dst is an integer dtype holding every value of [low, low + range), a float dtype
+   *   holding every integer of it exactly, or bool;
+   * - BERNOULLI, GEOMETRIC: dst is a real dtype (bool, an integer or a float one); the others:
+   *   a float dtype. The value is computed in float64 (dlx_rng_draw, dlx_rng_poisson) and
+   *   converted once to dst by the casting rules (integers saturate);
+   * - r->lanes is the kind's (core/random.c sets it), r->ta and r->tb per-element parameters
+   *   when not NULL, on dst's device. The core checked the parameters' values. */
   int (*fill_random)(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+  /* Optional (NULL: a DeviceError): multinomial draws (dlx_multinomial_request): r->status[i]
+   * gets row i's state (DLX_MN_* of src/common/distributions.h) and, where it is DLX_MN_OK, row
+   * i of r->out its draws, bit for bit as dlx_mn_row computes them. Every tensor lives on this
+   * backend's device; rows >= 1. */
+  int (*multinomial)(const dlx_multinomial_request *r, dlx_error *err);
 
   /* Optional (NULL: a DeviceError): the indexing ops of a dlx_index_request (below). */
   int (*index_op)(dlx_index_request *r, dlx_error *err);

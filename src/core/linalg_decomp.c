@@ -280,6 +280,14 @@ static int linalg_failure(const lcall *c, dlx_error *err) {
                     "%lld).",
                     r->name, where, info);
   case DLX_LINALG_LSTSQ:
+    if (r->lstsq_qr)
+      return dlx_fail(err, DLX_LINALG_ERROR,
+                      "%s:%s The least squares solution could not be computed because the input "
+                      "matrix does not have full rank (the diagonal element %lld of its QR "
+                      "factor R is at most rcond times the largest; this device solves through "
+                      "QR, which needs full rank: move the tensors to the CPU for a "
+                      "rank-deficient matrix).",
+                      r->name, where, info);
     return dlx_fail(err, DLX_LINALG_ERROR,
                     "%s:%s The SVD of the least squares problem failed to converge (error code: "
                     "%lld).",
@@ -612,6 +620,19 @@ static int lstsq_results(lcall *c, const rhs *rb, dlx_tensor *res, dlx_tensor *m
   return 0;
 }
 
+/* Replaces ms with an empty tensor (0,) of its dtype (a backend's QR route computed no singular
+ * values: torch's gels driver also gives an empty tensor). */
+static int empty_singular_values(const lcall *c, dlx_tensor *ms, dlx_error *err) {
+  int64_t zero = 0;
+  dlx_tensor empty;
+  int rc = dlx_tensor_empty_memory(&empty, &zero, 1, ms->dtype, dlx_tensor_device(c->src),
+                                   dlx_tensor_memory(c->src), err);
+  if (rc != 0) return rc;
+  dlx_tensor_close(ms);
+  *ms = empty;
+  return 0;
+}
+
 int dlx_linalg_lstsq(dlx_tensor *x, dlx_tensor *residuals, dlx_tensor *rank, dlx_tensor *s,
                      const dlx_tensor *a, const dlx_tensor *b, double rcond, dlx_error *err) {
   lcall c;
@@ -647,6 +668,7 @@ int dlx_linalg_lstsq(dlx_tensor *x, dlx_tensor *residuals, dlx_tensor *rank, dlx
   c.r.vecs[1] = m > n ? &mres : NULL;
   rc = step(&c, rc);
   if (rc == 0) rc = run(&c, err);
+  if (rc == 0 && c.r.lstsq_qr) rc = step(&c, empty_singular_values(&c, &ms, err));
   if (rc != 0) return rc;
   dlx_tensor_close(&c.a);
   rc = lstsq_results(&c, &rb, residuals, &mres, x, err);

@@ -107,6 +107,7 @@ const dlx_backend dlx_cpu_backend = {
     .num_threads = dlx_cpu_num_threads,
     .set_num_threads = cpu_set_num_threads,
     .fill_random = dlx_cpu_fill_random,
+    .multinomial = dlx_cpu_multinomial,
     .index_op = dlx_cpu_index_op,
     .sort_rows = dlx_cpu_sort_rows,
     .matmul = dlx_cpu_matmul,

@@ -19,6 +19,8 @@ int dlx_cpu_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, uin
 int dlx_cpu_along_dim(dlx_dim_op op, const dlx_tensor *src, int32_t dim, const dlx_tensor *dst,
                       dlx_error *err);
 int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+/* random_multinomial.c */
+int dlx_cpu_multinomial(const dlx_multinomial_request *r, dlx_error *err);
 /* indexing.c */
 int dlx_cpu_index_op(dlx_index_request *r, dlx_error *err);
 /* sort.c */

@@ -1,12 +1,14 @@
 /* random.c -- the CPU's fill_random: blocks of Philox counters split over the pool, computed in
- * chunks and converted by src/common/philox.h's functions, or, for the Philox blocks and the
- * normals, by random_batch.c's vector loops that give the same bits, so the bits do not depend
- * on the thread count (or on the device: the other backends use the same header). Built with
- * -ffp-contract=off (CMakeLists.txt): uniforms of a range must round as on every other device. */
+ * chunks and converted by src/common/philox.h's and distributions.h's functions, or, for the
+ * Philox blocks and the normals, by random_batch.c's vector loops that give the same bits, so the
+ * bits do not depend on the thread count (or on the device: the other backends use the same
+ * headers). Built with -ffp-contract=off (CMakeLists.txt): every conversion must round as on
+ * every other device. */
 #include <string.h>
 
+#include "common/convert.h"
+#include "common/distributions.h"
 #include "common/half.h"
-#include "common/philox.h"
 #include "cpu/kernels.h"
 #include "cpu/parallel.h"
 #include "cpu/random_batch.h"
@@ -18,9 +20,10 @@ typedef struct random_job {
   const dlx_random_request *r;
   char *data;
   dlx_dtype dtype;
-  int64_t n; /* elements */
-  int lanes; /* elements per block */
-  int bits;  /* float dtypes: random bits of a uniform */
+  int64_t n;             /* elements */
+  int lanes;             /* elements per block (POISSON: 1, a counter each) */
+  int bits;              /* float dtypes: random bits of a uniform */
+  const double *pa, *pb; /* per-element parameters, or NULL */
   const dlx_cpu_random_batch *batch;
 } random_job;
 
@@ -44,6 +47,57 @@ typedef struct random_job {
 
 #define AS_FLOAT(x) ((float)(x))
 #define AS_DOUBLE(x) (x)
+
+/* Any kind into any real dtype through convert.h's casting rules, element by element: INT's
+ * integers (to floats and bool; the integer dtypes take INT_LOOP) and the other kinds' float64
+ * values (dlx_rng_draw), with per-element parameters where there are some. */
+#define CAST_CASE(name, E, T)                                                                      \
+  case E:                                                                                          \
+    for (int64_t e = e0; e < e1; e++) {                                                            \
+      dlx_philox_block blk = blocks[(e - e0) / L];                                                 \
+      int lane = (int)((e - e0) % L);                                                              \
+      STORE(T, e,                                                                                  \
+            kind == DLX_RNG_INT ? to_##name##_from_i(dlx_rng_int(blk, lane, low, range))           \
+                                : to_##name##_from_d(dlx_rng_draw(kind, blk, lane, bits, wide,     \
+                                                                  pa != NULL ? pa[e] : a,          \
+                                                                  pb != NULL ? pb[e] : b)));       \
+    }                                                                                              \
+    break;
+
+static void store_cast(const random_job *j, const dlx_philox_block *blocks, int64_t e0,
+                       int64_t e1) {
+  const dlx_random_request *r = j->r;
+  const double *pa = j->pa, *pb = j->pb;
+  int kind = (int)r->kind, bits = j->bits, wide = j->lanes == 2;
+  int64_t L = j->lanes, low = r->low;
+  uint64_t range = r->range;
+  double a = r->a, b = r->b;
+  char *data = j->data;
+  switch (j->dtype) {
+    DLX_COMPUTABLE_TYPES(CAST_CASE)
+  default:
+    break; /* the core checked the dtype */
+  }
+}
+
+/* POISSON: element e from counter offset + e, in [e0, e1). */
+#define POISSON_CASE(name, E, T)                                                                   \
+  case E:                                                                                          \
+    for (int64_t e = e0; e < e1; e++)                                                              \
+      STORE(T, e,                                                                                  \
+            to_##name##_from_d(dlx_rng_poisson(r->seed, r->offset + (uint64_t)e,                   \
+                                               j->pa != NULL ? j->pa[e] : r->a)));                 \
+    break;
+
+static void store_poisson(const random_job *j, int64_t e0, int64_t e1) {
+  const dlx_random_request *r = j->r;
+  char *data = j->data;
+  switch (j->dtype) {
+    DLX_COMPUTABLE_TYPES(POISSON_CASE)
+  default:
+    break;
+  }
+}
 
 /* Normals of elements [e0, e1), a pair of elements per pair of uniforms: the vectorized
  * Box-Muller in float64 (random_batch.c), then rounded once to the dtype. */
@@ -83,6 +137,13 @@ static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int
   uint64_t range = r->range;
   double a = r->a, b = r->b;
   char *data = j->data;
+  if ((kind != DLX_RNG_UNIFORM && kind != DLX_RNG_NORMAL && kind != DLX_RNG_INT) || j->pa != NULL ||
+      j->pb != NULL ||
+      (kind == DLX_RNG_INT && dlx_dtype_kind(j->dtype) != DLX_KIND_INT &&
+       dlx_dtype_kind(j->dtype) != DLX_KIND_UINT)) {
+    store_cast(j, blocks, e0, e1);
+    return;
+  }
   if (kind == DLX_RNG_NORMAL) {
     store_normals(j, blocks, e0, e1);
     return;
@@ -139,6 +200,10 @@ static void store_chunk(const random_job *j, const dlx_philox_block *blocks, int
 static void fill_blocks(void *ctx, int64_t begin, int64_t end) {
   const random_job *j = ctx;
   dlx_philox_block blocks[CHUNK];
+  if (j->r->kind == DLX_RANDOM_POISSON) { /* a counter per element: blocks are elements */
+    store_poisson(j, begin, end);
+    return;
+  }
   for (int64_t first = begin; first < end; first += CHUNK) {
     int count = (int)(end - first < CHUNK ? end - first : CHUNK);
     int64_t e0 = first * j->lanes, e1 = e0 + (int64_t)count * j->lanes;
@@ -149,7 +214,6 @@ static void fill_blocks(void *ctx, int64_t begin, int64_t end) {
 
 int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err) {
   random_job j;
-  int wide;
   int64_t blocks;
   (void)err;
   j.r = r;
@@ -161,9 +225,13 @@ int dlx_cpu_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_
            : dst->dtype == DLX_FLOAT16  ? 11
            : dst->dtype == DLX_BFLOAT16 ? 8
                                         : 24;
-  wide = r->kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r->range) : dst->dtype == DLX_FLOAT64;
-  j.lanes = dlx_rng_lanes(wide);
+  j.lanes = r->lanes;
+  j.pa = r->ta != NULL ? (const double *)r->ta->buffer->data + r->ta->offset : NULL;
+  j.pb = r->tb != NULL ? (const double *)r->tb->buffer->data + r->tb->offset : NULL;
   blocks = (j.n + j.lanes - 1) / j.lanes;
-  dlx_cpu_parallel_for(blocks, dlx_cpu_grain_items(16 * j.lanes), fill_blocks, &j);
+  /* a Poisson element may take many tries: smaller grains */
+  dlx_cpu_parallel_for(blocks,
+                       r->kind == DLX_RANDOM_POISSON ? 256 : dlx_cpu_grain_items(16 * j.lanes),
+                       fill_blocks, &j);
   return 0;
 }

@@ -1,7 +1,8 @@
-/* random_batch.c -- Philox blocks and Box-Muller normals in batches, on vectors. The normals are
- * plain C that the compiler vectorizes: the operations of dlx_rng_normal (src/common/philox.h) in
- * the same order, with its branches turned into selects and its integer-to-double conversions into
- * bit operations (exact either way), so every lane rounds as the scalar definition does on every
+/* random_batch.c -- Philox blocks, Box-Muller normals and exponentials in batches, on vectors. The
+ * normals and exponentials are plain C that the compiler vectorizes: the operations of
+ * dlx_rng_normal (src/common/philox.h) and of the exponentials of src/common/distributions.h in
+ * the same order, with branches turned into selects and integer-to-double conversions into bit
+ * operations (exact either way), so every lane rounds as the scalar definition does on every
  * device. Philox is AVX-512 or AVX2 intrinsics on x86-64 (the compiler's own vectorization of it
  * shuffles more than it computes). Each batch is built for AVX-512, AVX2 and the baseline ISA
  * (target attributes) and chosen at run time. Built with -ffp-contract=off (no fused
@@ -42,7 +43,7 @@ ALWAYS_INLINE double select(uint64_t mask, double when_set, double when_clear) {
 /* All ones when the condition holds, else 0. */
 ALWAYS_INLINE uint64_t mask_of(int condition) { return (uint64_t)0 - (uint64_t)condition; }
 
-/* dlx_rng_log(x) for x in [2^-32, 1]. */
+/* dlx_rng_log(x) for x in [2^-53, 1]. */
 ALWAYS_INLINE double log_lane(double x) {
   uint64_t bits = double_bits(x);
   double e = exact_double(bits >> 52) - 1023.0; /* x > 0: no sign bit */
@@ -111,6 +112,16 @@ ALWAYS_INLINE void normal_pairs_wide_loop(const uint32_t *restrict words, int64_
   }
 }
 
+/* The wide exponentials: element i from words 2i (high) and 2i + 1, v = (2k + 1) 2^-53 with k
+ * their top 52 bits (dlx_rng_open_unit), e = -ln v. */
+ALWAYS_INLINE void exponentials_wide_loop(const uint32_t *restrict words, int64_t count,
+                                          double *restrict e) {
+  for (int64_t i = 0; i < count; i++) {
+    uint64_t k = ((uint64_t)words[2 * i] << 32 | words[2 * i + 1]) >> 12;
+    e[i] = -log_lane(exact_double53(2 * k + 1) * 0x1p-53);
+  }
+}
+
 ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
                                dlx_philox_block *restrict out) {
   for (int64_t k = 0; k < count; k++) out[k] = dlx_philox_at(seed, counter + (uint64_t)k);
@@ -125,6 +136,9 @@ ALWAYS_INLINE void philox_loop(uint64_t seed, uint64_t counter, int64_t count,
   TARGET static void normal_pairs_wide_##isa(const uint32_t *words, int64_t pairs, double a,       \
                                              double b, double *z) {                                \
     normal_pairs_wide_loop(words, pairs, a, b, z);                                                 \
+  }                                                                                                \
+  TARGET static void exponentials_wide_##isa(const uint32_t *words, int64_t count, double *e) {    \
+    exponentials_wide_loop(words, count, e);                                                       \
   }
 
 DEFINE_BATCHES(portable, )
@@ -133,7 +147,8 @@ static void philox_portable(uint64_t seed, uint64_t counter, int64_t count, dlx_
   philox_loop(seed, counter, count, out);
 }
 static const dlx_cpu_random_batch portable = {"portable", normal_pairs_portable,
-                                              normal_pairs_wide_portable, philox_portable};
+                                              normal_pairs_wide_portable,
+                                              exponentials_wide_portable, philox_portable};
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <immintrin.h>
@@ -218,9 +233,9 @@ TARGET_AVX2 static void philox_avx2(uint64_t seed, uint64_t counter, int64_t cou
   philox_loop(seed, counter + (uint64_t)k, count - k, out + k);
 }
 static const dlx_cpu_random_batch avx512 = {"avx512", normal_pairs_avx512, normal_pairs_wide_avx512,
-                                            philox_avx512};
+                                            exponentials_wide_avx512, philox_avx512};
 static const dlx_cpu_random_batch avx2 = {"avx2", normal_pairs_avx2, normal_pairs_wide_avx2,
-                                          philox_avx2};
+                                          exponentials_wide_avx2, philox_avx2};
 
 const dlx_cpu_random_batch *dlx_cpu_random_batch_for(const char *isa) {
   if (strcmp(isa, "avx512") == 0)

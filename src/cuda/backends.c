@@ -66,6 +66,7 @@ const dlx_backend dlx_cuda_backend = {
     .stream = &dlx_cuda_stream_ops,
     .refine_import = device_refine_import,
     .fill_random = dlx_cuda_fill_random_tensor,
+    .multinomial = dlx_cuda_multinomial_tensor,
     .sort_rows = dlx_cuda_sort_rows_tensor,
     .index_op = dlx_cuda_index_op_tensor,
     .matmul = dlx_cuda_matmul_tensor,

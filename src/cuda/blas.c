@@ -1,4 +1,6 @@
-/* blas.c -- the matmul entry of a CUDA device through cuBLAS, loaded at run time.
+/* blas.c -- the matmul entry of a CUDA device through cuBLAS, loaded at run time, and the cuBLAS
+ * routines of the decompositions (solver.c): trsm and the batched LU routines (getrfBatched,
+ * getrsBatched, matinvBatched).
  *
  * The library. cuBLAS is opened with dlopen at the first product on a CUDA device, never linked:
  * dlx/core.so loads on machines without it, and there a product says "cuBLAS not found". The
@@ -12,10 +14,11 @@
  * (handles.h: made on first use, taken over by a new thread when its thread ends, never
  * destroyed).
  *
- * Each call: cublasSetStream to the calling thread's current stream of the device, a workspace
- * from the caching allocator on that stream (32 MiB on sm_90 and later, 4 MiB before: NVIDIA's
- * recommendation; freed after the call is queued, so only later work on that stream reuses it,
- * and a stream never shares it with another), then one cublasGemmStridedBatchedEx per
+ * Each call (the decompositions' too): cublasSetStream to the calling thread's current stream of
+ * the device, a workspace from the caching allocator on that stream (32 MiB on sm_90 and later,
+ * 4 MiB before: NVIDIA's recommendation; freed after the call is queued, so only later work on
+ * that stream reuses it, and a stream never shares it with another; the handle keeps the
+ * pointer, so every call sets its own), then for a product one cublasGemmStridedBatchedEx per
  * DLX_CUDA_GEMM_MAX_BATCH batch elements (blas_plan.h maps the request). The math mode is
  * CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, set once per handle:
  * float32 in float32 unless the request allows TF32 (then CUBLAS_COMPUTE_32F_FAST_TF32), and
@@ -61,7 +64,19 @@ _Static_assert(DLX_CUBLAS_COMPUTE_32F == (int)CUBLAS_COMPUTE_32F &&
   X(cublasStrsm_v2)                                                                                \
   X(cublasDtrsm_v2)                                                                                \
   X(cublasCtrsm_v2)                                                                                \
-  X(cublasZtrsm_v2)
+  X(cublasZtrsm_v2)                                                                                \
+  X(cublasSgetrfBatched)                                                                           \
+  X(cublasDgetrfBatched)                                                                           \
+  X(cublasCgetrfBatched)                                                                           \
+  X(cublasZgetrfBatched)                                                                           \
+  X(cublasSgetrsBatched)                                                                           \
+  X(cublasDgetrsBatched)                                                                           \
+  X(cublasCgetrsBatched)                                                                           \
+  X(cublasZgetrsBatched)                                                                           \
+  X(cublasSmatinvBatched)                                                                          \
+  X(cublasDmatinvBatched)                                                                          \
+  X(cublasCmatinvBatched)                                                                          \
+  X(cublasZmatinvBatched)
 
 typedef struct cublas_api {
 #define DLX_CUBLAS_POINTER(name) __typeof__(name) *name;
@@ -161,6 +176,25 @@ static size_t workspace_size(int32_t device_id) {
   return (size_t)(major >= 9 ? 32 : 4) << 20;
 }
 
+/* Gives h a workspace for the calls about to be queued on stream, from the caching allocator:
+ * *workspace, which the caller frees once they are queued (stream-ordered: only later work on
+ * that stream reuses it). Every entry sets its own: the handle keeps the last pointer it was
+ * given, freed since. Without memory for one, none (cuBLAS then picks algorithms that need
+ * none). */
+static int use_workspace(int32_t device_id, cudaStream_t stream, cublasHandle_t h, void **workspace,
+                         dlx_error *err) {
+  dlx_error ignored;
+  size_t size = workspace_size(device_id);
+  cublasStatus_t status;
+  *workspace = dlx_cuda_pool_alloc(device_id, size, stream, &ignored);
+  if (*workspace == NULL) size = 0;
+  status = api.cublasSetWorkspace_v2(h, *workspace, size);
+  if (status == CUBLAS_STATUS_SUCCESS) return 0;
+  if (*workspace != NULL) dlx_cuda_pool_free(device_id, *workspace);
+  *workspace = NULL;
+  return blas_fail(err, status, "cublasSetWorkspace");
+}
+
 /* ---- the entry */
 
 static int gemm(const dlx_cuda_gemm *g, void *handle, dlx_error *err) {
@@ -191,8 +225,6 @@ int dlx_cuda_matmul_tensor(const dlx_matmul_request *request, dlx_error *err) {
   cublasHandle_t h = NULL;
   cudaStream_t stream;
   void *workspace = NULL;
-  size_t ws_size = 0;
-  cublasStatus_t status;
   int rc;
   if (!dlx_cuda_gemm_has_dtype(r.dtype)) return no_product(&r, err);
   rc = dlx_cuda_blas_load(err);
@@ -202,15 +234,7 @@ int dlx_cuda_matmul_tensor(const dlx_matmul_request *request, dlx_error *err) {
   if (rc != 0) return rc;
   stream = dlx_cuda_current_stream(id);
   rc = thread_handle(id, stream, &h, err);
-  if (rc == 0) {
-    /* without a workspace (no memory for it) cuBLAS picks algorithms that need none */
-    dlx_error ignored;
-    ws_size = workspace_size(id);
-    workspace = dlx_cuda_pool_alloc(id, ws_size, stream, &ignored);
-    if (workspace == NULL) ws_size = 0;
-    status = api.cublasSetWorkspace_v2(h, workspace, ws_size);
-    if (status != CUBLAS_STATUS_SUCCESS) rc = blas_fail(err, status, "cublasSetWorkspace");
-  }
+  if (rc == 0) rc = use_workspace(id, stream, h, &workspace, err);
   if (rc == 0) rc = dlx_cuda_gemm_run(&r, DLX_CUDA_GEMM_MAX_BATCH, gemm, h, holders, held, err);
   /* stream-ordered: later work on this stream is the only one that reuses these blocks */
   if (workspace != NULL) dlx_cuda_pool_free(id, workspace);
@@ -220,36 +244,108 @@ int dlx_cuda_matmul_tensor(const dlx_matmul_request *request, dlx_error *err) {
   return rc;
 }
 
-/* ---- trsm, for the decompositions (solver.c) */
+/* ---- trsm and the batched LU routines, for the decompositions (solver.c) */
 
-int dlx_cuda_blas_trsm(int32_t device_id, dlx_dtype dtype, bool upper, bool unit, int64_t n,
-                       int64_t k, const void *a, int64_t lda, void *b, int64_t ldb,
+/* The calling thread's handle for device_id (current) on its current stream, with a workspace
+ * (use_workspace) that finish() frees once the call is queued. */
+typedef struct session {
+  int32_t id;
+  cublasHandle_t h;
+  void *workspace;
+} session;
+
+static int start(int32_t device_id, session *s, dlx_error *err) {
+  cudaStream_t stream = dlx_cuda_current_stream(device_id);
+  int rc = dlx_cuda_blas_load(err);
+  s->id = device_id;
+  s->h = NULL;
+  s->workspace = NULL;
+  if (rc == 0) rc = thread_handle(device_id, stream, &s->h, err);
+  if (rc == 0) rc = use_workspace(device_id, stream, s->h, &s->workspace, err);
+  return rc;
+}
+
+static int finish(session *s, cublasStatus_t status, const char *what, dlx_error *err) {
+  if (s->workspace != NULL) dlx_cuda_pool_free(s->id, s->workspace);
+  return status == CUBLAS_STATUS_SUCCESS ? 0 : blas_fail(err, status, what);
+}
+
+/* One call of the cuBLAS routine name for dtype: cublasS<name>, D, C or Z, the pointers cast to
+ * T (float, double, cuComplex, cuDoubleComplex) by the ARGS(T) macro of the caller. */
+#define DLX_BY_DTYPE(status, dtype, name, ARGS)                                                    \
+  switch (dtype) {                                                                                 \
+  case DLX_FLOAT32:                                                                                \
+    status = api.cublasS##name(ARGS(float));                                                       \
+    break;                                                                                         \
+  case DLX_FLOAT64:                                                                                \
+    status = api.cublasD##name(ARGS(double));                                                      \
+    break;                                                                                         \
+  case DLX_COMPLEX64:                                                                              \
+    status = api.cublasC##name(ARGS(cuComplex));                                                   \
+    break;                                                                                         \
+  default:                                                                                         \
+    status = api.cublasZ##name(ARGS(cuDoubleComplex));                                             \
+  }
+
+int dlx_cuda_blas_trsm(int32_t device_id, dlx_dtype dtype, bool upper, bool adjoint, bool unit,
+                       int64_t n, int64_t k, const void *a, int64_t lda, void *b, int64_t ldb,
                        dlx_error *err) {
   static const float one_f[2] = {1, 0};
   static const double one_d[2] = {1, 0};
+  const void *one = dtype == DLX_FLOAT32 || dtype == DLX_COMPLEX64 ? (const void *)one_f : one_d;
   cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  cublasOperation_t op = adjoint ? CUBLAS_OP_C : CUBLAS_OP_N; /* C is T for real matrices */
   cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-  cublasHandle_t h = NULL;
+  session ss;
   cublasStatus_t status;
-  int rc = dlx_cuda_blas_load(err);
-  if (rc == 0) rc = thread_handle(device_id, dlx_cuda_current_stream(device_id), &h, err);
+  int rc = start(device_id, &ss, err);
   if (rc != 0) return rc;
-#define DLX_TRSM_ARGS(T, one)                                                                      \
-  h, CUBLAS_SIDE_LEFT, fill, CUBLAS_OP_N, diag, (int)n, (int)k, (const T *)(one), (const T *)a,    \
-      (int)lda, (T *)b, (int)ldb
-  switch (dtype) {
-  case DLX_FLOAT32:
-    status = api.cublasStrsm_v2(DLX_TRSM_ARGS(float, one_f));
-    break;
-  case DLX_FLOAT64:
-    status = api.cublasDtrsm_v2(DLX_TRSM_ARGS(double, one_d));
-    break;
-  case DLX_COMPLEX64:
-    status = api.cublasCtrsm_v2(DLX_TRSM_ARGS(cuComplex, one_f));
-    break;
-  default:
-    status = api.cublasZtrsm_v2(DLX_TRSM_ARGS(cuDoubleComplex, one_d));
-  }
+#define DLX_TRSM_ARGS(T)                                                                           \
+  ss.h, CUBLAS_SIDE_LEFT, fill, op, diag, (int)n, (int)k, (const T *)one, (const T *)a, (int)lda,  \
+      (T *)b, (int)ldb
+  DLX_BY_DTYPE(status, dtype, trsm_v2, DLX_TRSM_ARGS)
 #undef DLX_TRSM_ARGS
-  return status == CUBLAS_STATUS_SUCCESS ? 0 : blas_fail(err, status, "cublas?trsm");
+  return finish(&ss, status, "cublas?trsm", err);
+}
+
+int dlx_cuda_blas_getrf_batched(int32_t device_id, dlx_dtype dtype, int n, void *const *a, int lda,
+                                int *ipiv, int *info, int count, dlx_error *err) {
+  session ss;
+  cublasStatus_t status;
+  int rc = start(device_id, &ss, err);
+  if (rc != 0) return rc;
+#define DLX_GETRF_ARGS(T) ss.h, n, (T *const *)a, lda, ipiv, info, count
+  DLX_BY_DTYPE(status, dtype, getrfBatched, DLX_GETRF_ARGS)
+#undef DLX_GETRF_ARGS
+  return finish(&ss, status, "cublas?getrfBatched", err);
+}
+
+int dlx_cuda_blas_getrs_batched(int32_t device_id, dlx_dtype dtype, int n, int k, void *const *a,
+                                int lda, const int *ipiv, void *const *b, int ldb, int count,
+                                dlx_error *err) {
+  session ss;
+  cublasStatus_t status;
+  int info = 0; /* on the host: only an argument refused */
+  int rc = start(device_id, &ss, err);
+  if (rc != 0) return rc;
+#define DLX_GETRS_ARGS(T)                                                                          \
+  ss.h, CUBLAS_OP_N, n, k, (const T *const *)a, lda, ipiv, (T *const *)b, ldb, &info, count
+  DLX_BY_DTYPE(status, dtype, getrsBatched, DLX_GETRS_ARGS)
+#undef DLX_GETRS_ARGS
+  rc = finish(&ss, status, "cublas?getrsBatched", err);
+  if (rc == 0 && info < 0)
+    return dlx_fail(err, DLX_DEVICE_ERROR, "cublas?getrsBatched refused its argument %d", -info);
+  return rc;
+}
+
+int dlx_cuda_blas_matinv_batched(int32_t device_id, dlx_dtype dtype, int n, void *const *a, int lda,
+                                 void *const *out, int ldo, int *info, int count, dlx_error *err) {
+  session ss;
+  cublasStatus_t status;
+  int rc = start(device_id, &ss, err);
+  if (rc != 0) return rc;
+#define DLX_MATINV_ARGS(T) ss.h, n, (const T *const *)a, lda, (T *const *)out, ldo, info, count
+  DLX_BY_DTYPE(status, dtype, matinvBatched, DLX_MATINV_ARGS)
+#undef DLX_MATINV_ARGS
+  return finish(&ss, status, "cublas?matinvBatched", err);
 }

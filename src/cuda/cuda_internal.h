@@ -70,6 +70,7 @@ int dlx_cuda_reduce_stat_tensor(dlx_stat_op op, double param, const dlx_tensor *
 int dlx_cuda_along_dim_tensor(dlx_dim_op op, const dlx_tensor *src, int32_t dim,
                               const dlx_tensor *dst, dlx_error *err);
 int dlx_cuda_fill_random_tensor(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err);
+int dlx_cuda_multinomial_tensor(const dlx_multinomial_request *r, dlx_error *err);
 int dlx_cuda_sort_rows_tensor(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                               const dlx_tensor *indices, dlx_error *err);
 int dlx_cuda_index_op_tensor(dlx_index_request *r, dlx_error *err);

@@ -137,20 +137,37 @@ typedef struct dlx_cuda_line_request {
 int dlx_cuda_along_dim(const dlx_cuda_line_request *r, void *stream);
 
 /* Random numbers (a fill_random request, src/core/backend.h): dst is C-contiguous, n elements of
- * dtype; block b of Philox gives elements b * lanes .. (random_element.h, over philox.h). */
+ * dtype; block b of Philox gives elements b * lanes .. (random_element.h, over philox.h and
+ * distributions.h; POISSON: lanes 1, a counter per element). pa and pb: the elements'
+ * parameters (float64, n each), or NULL for the numbers a and b. */
 typedef struct dlx_cuda_random_request {
   void *dst;
   int dtype;
-  int kind;  /* DLX_RNG_UNIFORM, DLX_RNG_NORMAL, DLX_RNG_INT */
+  int kind;  /* DLX_RNG_* */
   int lanes; /* elements per block */
   int bits;  /* float dtypes: random bits of a uniform */
   int64_t n;
   uint64_t seed, offset;
   double a, b;
+  const double *pa, *pb;
   int64_t low;
   uint64_t range;
 } dlx_cuda_random_request;
 int dlx_cuda_fill_random(const dlx_cuda_random_request *r, void *stream);
+
+/* Multinomial draws (src/core/backend.h, multinomial): a thread per row of the C-contiguous
+ * [rows, k] weights (float32, or float64 when is64) computes dlx_mn_row of
+ * src/common/distributions.h into status[r] and out[r * n ..], with row r's scratch at
+ * scratch + r * (replacement ? k : n). */
+typedef struct dlx_cuda_multinomial_request {
+  const void *weights;
+  int64_t *out, *status;
+  double *scratch;
+  int64_t rows, k, n;
+  int replacement, is64;
+  uint64_t seed, offset;
+} dlx_cuda_multinomial_request;
+int dlx_cuda_multinomial(const dlx_cuda_multinomial_request *r, void *stream);
 
 /* A stable sort of each row (sort_rows, src/core/backend.h): src, values (elem_size bytes an
  * element) and indices (int64, 1-based) are C-contiguous [rows, n]; key_kind is a DLX_SORT_KEY_*

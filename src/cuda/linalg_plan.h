@@ -1,20 +1,24 @@
 /* linalg_plan.h -- the decompositions of a dlx_linalg_request (src/core/backend.h) as calls of a
- * dense solver (dlx_cuda_solver: LAPACK's getrf, getrs, potrf, geqrf, orgqr, gesvd, syevd and
- * BLAS's trsm over a batch of matrices) and of dlx's own ops for the rest: the triangles of R,
- * L and U and the zeroed half of a Cholesky factor (a mask and `where`), P (a comparison of row
- * numbers with the permutation), the identity that inv solves for, the conjugate transposes of
- * an SVD of a wide matrix, the finite checks before the iterative solvers (isfinite and `all`),
- * and NaN written into the results of a non-finite matrix. A few small things are read on the
- * host: the infos, the pivots, U's diagonal (det, the zero-pivot checks), Cholesky's diagonal
- * (NaN), the finite flags. The CUDA backend runs it with cuSOLVER and cuBLAS (solver.c);
- * tests/c/cuda_linalg_rules.c runs it with LAPACK on the CPU against the CPU backend, so that
- * every step but the library calls themselves is checked without a GPU.
+ * dense solver (dlx_cuda_solver: LAPACK's getrf, getrs, potrf, geqrf, orgqr, ormqr, gesvd,
+ * syevd, geev and BLAS's trsm over a batch of matrices, and cuBLAS's batched LU routines for
+ * many small matrices) and of dlx's own ops for the rest: the triangles of R, L and U and the
+ * zeroed half of a Cholesky factor (a mask and `where`), P (a comparison of row numbers with the
+ * permutation), the identity that inv solves for, the conjugate transposes of an SVD of a wide
+ * matrix and of lstsq's wide A, the finite checks before the iterative solvers (isfinite and
+ * `all`), NaN written into the results of a non-finite matrix, the complex eigenvectors of a
+ * real matrix out of geev's packed pairs (index_select), lstsq's residuals (a sum of squares).
+ * A few small things are read on the host: the infos, the pivots, U's and R's diagonals (det,
+ * the zero-pivot and rank checks), Cholesky's diagonal (NaN), the finite flags, the imaginary
+ * parts of a real matrix's eigenvalues (which columns pair up). The CUDA backend runs it with
+ * cuSOLVER and cuBLAS (solver.c); tests/c/cuda_linalg_rules.c runs it with LAPACK on the CPU
+ * against the CPU backend, so that every step but the library calls themselves is checked
+ * without a GPU.
  *
- * The solver sees 3-d column-major views: [count, rows, cols] with strides [per matrix, 1, ld];
- * ipiv and tau are [count, min(rows, cols)] (int64 pivots, 1-based as LAPACK's), s and w
- * [count, len] of the real dtype. Its info arrays (host, count entries) get each matrix's info
- * (> 0: the matrix failed, as LAPACK says). EIG and LSTSQ are not mapped: the caller answers
- * them. */
+ * The solver sees 3-d column-major views: [count, rows, cols] with strides [per matrix, 1, ld],
+ * ld >= rows (a view of the top rows of a taller matrix has the taller one's ld); ipiv and tau
+ * are [count, min(rows, cols)] (int64 pivots, 1-based as LAPACK's; int32 for the batched
+ * routines), s and w [count, len] of the real dtype. Its info arrays (host, count entries) get
+ * each matrix's info (> 0: the matrix failed, as LAPACK says). */
 #ifndef DLX_CUDA_LINALG_PLAN_H
 #define DLX_CUDA_LINALG_PLAN_H
 
@@ -48,6 +52,10 @@ typedef struct dlx_cuda_solver {
   int (*geqrf)(void *ctx, const dlx_tensor *a, const dlx_tensor *tau, dlx_error *err);
   /* q (m x cols) holding geqrf's first k reflectors in its first k columns -> the m x cols Q */
   int (*orgqr)(void *ctx, int64_t k, const dlx_tensor *q, const dlx_tensor *tau, dlx_error *err);
+  /* q (m x k): geqrf's k reflectors, tau; c (m x cols) -> Q^H C (adjoint) or Q C, Q the m x m
+   * product of the reflectors */
+  int (*ormqr)(void *ctx, bool adjoint, const dlx_tensor *q, const dlx_tensor *tau,
+               const dlx_tensor *c, dlx_error *err);
   /* a (m x n, m >= n, overwritten) -> s; job 'A' (u m x m, vt n x n), 'S' (u m x n, vt n x n)
    * or 'N' (u, vt NULL); info (> 0: no convergence) */
   int (*gesvd)(void *ctx, char job, const dlx_tensor *a, const dlx_tensor *s, const dlx_tensor *u,
@@ -56,9 +64,27 @@ typedef struct dlx_cuda_solver {
    * in a with vectors; info (> 0: no convergence) */
   int (*syevd)(void *ctx, bool vectors, bool upper, const dlx_tensor *a, const dlx_tensor *w,
                int32_t *info, dlx_error *err);
-  /* a (n x n) triangular, b (n x k) -> X in b, A X = B (no check of the diagonal) */
-  int (*trsm)(void *ctx, bool upper, bool unit, const dlx_tensor *a, const dlx_tensor *b,
-              dlx_error *err);
+  /* a (n x n, overwritten) -> w and, unless v is NULL, the right eigenvectors in v (n x n, each
+   * of 2-norm 1 with its largest component real), as LAPACK's geev. A real a: w real [count,
+   * 2n], the real parts then the imaginary ones, and a conjugate pair (the one with the positive
+   * imaginary part first) as the real and imaginary parts of its first vector in two columns of
+   * v; a complex one: w [count, n]. info (> 0: no convergence). NULL: the library has none. */
+  int (*geev)(void *ctx, const dlx_tensor *a, const dlx_tensor *w, const dlx_tensor *v,
+              int32_t *info, dlx_error *err);
+  /* a (n x n) triangular, b (n x k) -> X in b, A X = B, or A^H X = B with adjoint (no check of
+   * the diagonal) */
+  int (*trsm)(void *ctx, bool upper, bool adjoint, bool unit, const dlx_tensor *a,
+              const dlx_tensor *b, dlx_error *err);
+  /* The batched routines for many small square matrices (NULL: not there), one call for the
+   * batch, int32 pivots [count, n]: getrf of a (n x n) with info as getrf's; getrs with its
+   * factors; the inverse of a (n < DLX_CUDA_LP_MATINV) into out (n x n), a left as it was, info
+   * as getrf's. */
+  int (*getrf_batched)(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32_t *info,
+                       dlx_error *err);
+  int (*getrs_batched)(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, const dlx_tensor *b,
+                       dlx_error *err);
+  int (*matinv_batched)(void *ctx, const dlx_tensor *a, const dlx_tensor *out, int32_t *info,
+                        dlx_error *err);
 } dlx_cuda_solver;
 
 /* ---- views */
@@ -360,10 +386,44 @@ static inline int dlx_cuda_lp_permutation(const dlx_linalg_request *r, const dlx
   return rc;
 }
 
+/* ---- LU: cuSOLVER for one matrix or large ones, cuBLAS's batched routines for many small ones */
+
+/* A batch of 2 or more square matrices up to this size goes to cuBLAS's batched LU routines (one
+ * launch for the whole batch) instead of one cuSOLVER call a matrix: cuSOLVER's getrf and getrs
+ * are made for one large matrix, and a loop over many small ones pays a launch, and getrf a
+ * workspace, per matrix. PyTorch measured the crossover (its get_lu_factor_solver_backend):
+ * cuBLAS's batched getrf stays the faster while n^2 <= 2200 * batch for float64 at a batch of 2
+ * (n up to 66), and further for larger batches and for float32; 64 lies inside that for every
+ * dtype and batch size. */
+#define DLX_CUDA_LP_BATCHED_LU 64
+/* cuBLAS's matinvBatched (factor and inverse in one call) takes n < 32 only. */
+#define DLX_CUDA_LP_MATINV 32
+
+static inline bool dlx_cuda_lp_batched_lu(const dlx_cuda_solver *s, int64_t count, int64_t m,
+                                          int64_t n) {
+  return s->getrf_batched != NULL && s->getrs_batched != NULL && count > 1 && count <= INT32_MAX &&
+         m == n && n <= DLX_CUDA_LP_BATCHED_LU;
+}
+
+/* getrf into int64 pivots (ipiv), the batched routine's int32 ones widened when it is used. */
+static inline int dlx_cuda_lp_getrf(const dlx_cuda_solver *s, const dlx_tensor *a,
+                                    const dlx_tensor *ipiv, int32_t *info, dlx_error *err) {
+  dlx_tensor p32;
+  int rc;
+  if (!dlx_cuda_lp_batched_lu(s, a->shape[0], a->shape[1], a->shape[2]))
+    return s->getrf(s->ctx, a, ipiv, info, err);
+  rc = dlx_cuda_lp_new_ints(&p32, a, a->shape[0], a->shape[1], DLX_INT32, err);
+  if (rc != 0) return rc;
+  rc = s->getrf_batched(s->ctx, a, &p32, info, err);
+  if (rc == 0) rc = dlx_copy(ipiv, &p32, err);
+  dlx_tensor_close(&p32);
+  return rc;
+}
+
 static inline int dlx_cuda_lp_lu(dlx_linalg_request *r, const dlx_cuda_solver *s, dlx_error *err) {
   int64_t m = r->m, n = r->n, mn = m < n ? m : n;
   dlx_tensor a = dlx_cuda_lp_mats(r->a, r->batch, m, n), ipiv = dlx_cuda_lp_vecs(r->ints, r->batch);
-  int rc = s->getrf(s->ctx, &a, &ipiv, NULL, err); /* a singular matrix has an LU too */
+  int rc = dlx_cuda_lp_getrf(s, &a, &ipiv, NULL, err); /* a singular matrix has an LU too */
   if (rc != 0 || !(r->flags & DLX_LINALG_VECTORS)) return rc;
   dlx_tensor p = dlx_cuda_lp_mats(r->mats[0], r->batch, m, m);
   dlx_tensor l = dlx_cuda_lp_mats(r->mats[1], r->batch, m, mn);
@@ -410,42 +470,91 @@ static inline int dlx_cuda_lp_check_lu(dlx_linalg_request *r, const dlx_tensor *
   return rc;
 }
 
+/* The factors of a SOLVE or INV request's a into ipiv (int32 for the batched routine, int64
+ * otherwise); the first singular matrix becomes r's failure. */
+static inline int dlx_cuda_lp_factor(dlx_linalg_request *r, const dlx_cuda_solver *s,
+                                     const dlx_tensor *a, const dlx_tensor *ipiv, bool batched,
+                                     dlx_error *err) {
+  int32_t *info = dlx_cuda_lp_infos(r, err);
+  int rc = info == NULL ? DLX_MEMORY_ERROR
+           : batched    ? s->getrf_batched(s->ctx, a, ipiv, info, err)
+                        : s->getrf(s->ctx, a, ipiv, info, err);
+  if (rc == 0) dlx_cuda_lp_first_bad(r, info);
+  free(info);
+  return rc;
+}
+
+/* The pivots of a solve: LU_SOLVE's own (checked first; an int32 copy for the batched routine),
+ * else fresh ones that getrf fills. Closed by the caller, unless the check failed a matrix. */
+static inline int dlx_cuda_lp_pivots(dlx_linalg_request *r, const dlx_tensor *a, dlx_tensor *ipiv,
+                                     bool batched, dlx_error *err) {
+  dlx_dtype dtype = batched ? DLX_INT32 : DLX_INT64;
+  dlx_tensor given;
+  int rc;
+  if (r->op != DLX_LINALG_LU_SOLVE)
+    return dlx_cuda_lp_new_ints(ipiv, a, r->batch, r->n, dtype, err);
+  rc = dlx_cuda_lp_check_lu(r, a, err);
+  if (rc != 0 || r->bad_batch >= 0) return rc; /* nothing made: a failure already */
+  given = dlx_cuda_lp_vecs(r->ints, r->batch);
+  return dlx_clone_as(ipiv, &given, dtype, dlx_tensor_device(a), err);
+}
+
+/* b = A^-1 b from the factors. */
+static inline int dlx_cuda_lp_getrs(const dlx_cuda_solver *s, bool batched, const dlx_tensor *a,
+                                    const dlx_tensor *ipiv, const dlx_tensor *b, dlx_error *err) {
+  return batched ? s->getrs_batched(s->ctx, a, ipiv, b, err) : s->getrs(s->ctx, a, ipiv, b, err);
+}
+
+/* The inverse into a from its factors: A X = I (cuSOLVER has no getri), then X into a. */
+static inline int dlx_cuda_lp_inverse(const dlx_linalg_request *r, const dlx_cuda_solver *s,
+                                      bool batched, const dlx_tensor *a, const dlx_tensor *ipiv,
+                                      dlx_error *err) {
+  dlx_tensor ident;
+  int rc = dlx_cuda_lp_new_mats(&ident, r->a, r->dtype, r->batch, r->n, r->n, err);
+  if (rc != 0) return rc;
+  rc = dlx_cuda_lp_fill(&ident, 0, err);
+  if (rc == 0) rc = dlx_cuda_lp_fill_diagonal(&ident, 0, 1, err);
+  if (rc == 0) rc = dlx_cuda_lp_getrs(s, batched, a, ipiv, &ident, err);
+  if (rc == 0) rc = dlx_copy(a, &ident, err);
+  dlx_tensor_close(&ident);
+  return rc;
+}
+
+/* INV of many matrices under 32 x 32: matinvBatched, the inverse into a fresh batch, then a. */
+static inline int dlx_cuda_lp_matinv(dlx_linalg_request *r, const dlx_cuda_solver *s,
+                                     const dlx_tensor *a, dlx_error *err) {
+  dlx_tensor out;
+  int32_t *info = dlx_cuda_lp_infos(r, err);
+  int rc = info == NULL ? DLX_MEMORY_ERROR
+                        : dlx_cuda_lp_new_mats(&out, r->a, r->dtype, r->batch, r->n, r->n, err);
+  if (rc == 0) {
+    rc = s->matinv_batched(s->ctx, a, &out, info, err);
+    if (rc == 0) dlx_cuda_lp_first_bad(r, info);
+    if (rc == 0 && r->bad_batch < 0) rc = dlx_copy(a, &out, err);
+    dlx_tensor_close(&out);
+  }
+  free(info);
+  return rc;
+}
+
 static inline int dlx_cuda_lp_solve(dlx_linalg_request *r, const dlx_cuda_solver *s,
                                     dlx_error *err) {
   int64_t n = r->n;
-  dlx_tensor a = dlx_cuda_lp_mats(r->a, r->batch, n, n), b, ipiv, ident;
-  int32_t *info = NULL;
-  bool own_ipiv = r->op != DLX_LINALG_LU_SOLVE;
-  int rc = 0;
-  if (own_ipiv)
-    rc = dlx_cuda_lp_new_ints(&ipiv, r->a, r->batch, n, DLX_INT64, err);
-  else
-    ipiv = dlx_cuda_lp_vecs(r->ints, r->batch);
-  if (rc != 0) return rc;
-  if (r->op == DLX_LINALG_LU_SOLVE) {
-    rc = dlx_cuda_lp_check_lu(r, &a, err);
-  } else {
-    info = dlx_cuda_lp_infos(r, err);
-    rc = info == NULL ? DLX_MEMORY_ERROR : s->getrf(s->ctx, &a, &ipiv, info, err);
-    if (rc == 0) dlx_cuda_lp_first_bad(r, info);
+  bool batched = dlx_cuda_lp_batched_lu(s, r->batch, n, n);
+  dlx_tensor a = dlx_cuda_lp_mats(r->a, r->batch, n, n), b, ipiv;
+  int rc;
+  if (r->op == DLX_LINALG_INV && batched && n < DLX_CUDA_LP_MATINV && s->matinv_batched != NULL)
+    return dlx_cuda_lp_matinv(r, s, &a, err);
+  rc = dlx_cuda_lp_pivots(r, &a, &ipiv, batched, err);
+  if (rc != 0 || r->bad_batch >= 0) return rc; /* (no pivots made then) */
+  if (r->op != DLX_LINALG_LU_SOLVE) rc = dlx_cuda_lp_factor(r, s, &a, &ipiv, batched, err);
+  if (rc == 0 && r->bad_batch < 0 && r->op == DLX_LINALG_INV)
+    rc = dlx_cuda_lp_inverse(r, s, batched, &a, &ipiv, err);
+  else if (rc == 0 && r->bad_batch < 0) {
+    b = dlx_cuda_lp_mats(r->b, r->batch, n, r->k);
+    rc = dlx_cuda_lp_getrs(s, batched, &a, &ipiv, &b, err);
   }
-  if (rc == 0 && r->bad_batch < 0) {
-    if (r->op == DLX_LINALG_INV) { /* A X = I, then X into a */
-      rc = dlx_cuda_lp_new_mats(&ident, r->a, r->dtype, r->batch, n, n, err);
-      if (rc == 0) {
-        rc = dlx_cuda_lp_fill(&ident, 0, err);
-        if (rc == 0) rc = dlx_cuda_lp_fill_diagonal(&ident, 0, 1, err);
-        if (rc == 0) rc = s->getrs(s->ctx, &a, &ipiv, &ident, err);
-        if (rc == 0) rc = dlx_copy(&a, &ident, err);
-        dlx_tensor_close(&ident);
-      }
-    } else {
-      b = dlx_cuda_lp_mats(r->b, r->batch, n, r->k);
-      rc = s->getrs(s->ctx, &a, &ipiv, &b, err);
-    }
-  }
-  free(info);
-  if (own_ipiv) dlx_tensor_close(&ipiv);
+  dlx_tensor_close(&ipiv);
   return rc;
 }
 
@@ -506,7 +615,7 @@ static inline int dlx_cuda_lp_det(dlx_linalg_request *r, const dlx_cuda_solver *
   double *d = NULL;
   int rc = dlx_cuda_lp_new_ints(&ipiv, r->a, r->batch, n, DLX_INT64, err);
   if (rc != 0) return rc;
-  rc = s->getrf(s->ctx, &a, &ipiv, NULL, err); /* a singular matrix has a determinant too */
+  rc = dlx_cuda_lp_getrf(s, &a, &ipiv, NULL, err); /* a singular matrix has a determinant too */
   if (rc == 0) rc = dlx_cuda_lp_diagonals(&d, &a, err);
   if (rc == 0) rc = dlx_cuda_lp_to_host(&hpiv, &ipiv, err);
   dlx_tensor_close(&ipiv);
@@ -715,34 +824,7 @@ static inline int dlx_cuda_lp_triangular(dlx_linalg_request *r, const dlx_cuda_s
   dlx_tensor b = dlx_cuda_lp_mats(r->b, r->batch, r->n, r->k);
   int rc = unit ? 0 : dlx_cuda_lp_zero_pivot(r, &a, err);
   if (rc != 0 || r->bad_batch >= 0) return rc;
-  return s->trsm(s->ctx, upper, unit, &a, &b, err);
-}
-
-/* Runs r (not EIG or LSTSQ) with solver s. */
-static inline int dlx_cuda_linalg_run(dlx_linalg_request *r, const dlx_cuda_solver *s,
-                                      dlx_error *err) {
-  switch (r->op) {
-  case DLX_LINALG_LU:
-    return dlx_cuda_lp_lu(r, s, err);
-  case DLX_LINALG_LU_SOLVE:
-  case DLX_LINALG_SOLVE:
-  case DLX_LINALG_INV:
-    return dlx_cuda_lp_solve(r, s, err);
-  case DLX_LINALG_DET:
-    return dlx_cuda_lp_det(r, s, err);
-  case DLX_LINALG_CHOLESKY:
-    return dlx_cuda_lp_cholesky(r, s, err);
-  case DLX_LINALG_QR:
-    return dlx_cuda_lp_qr(r, s, err);
-  case DLX_LINALG_SVD:
-    return dlx_cuda_lp_svd(r, s, err);
-  case DLX_LINALG_EIGH:
-    return dlx_cuda_lp_eigh(r, s, err);
-  case DLX_LINALG_TRIANGULAR:
-    return dlx_cuda_lp_triangular(r, s, err);
-  default:
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s: no solver mapping for this op", r->name);
-  }
+  return s->trsm(s->ctx, upper, false, unit, &a, &b, err);
 }
 
 #endif

@@ -2,19 +2,21 @@
  * loaded at run time like cuBLAS (blas.c): $DLX_CUSOLVER_LIBRARY when set, else
  * libcusolver.so.12 (CUDA 13's), libcusolver.so.11 (CUDA 12's) and libcusolver.so, once per
  * process, never closed; without it a decomposition on a CUDA device is the DeviceError
- * "cuSOLVER not found". linalg_plan.h turns each request into the solver calls below and dlx's
+ * "cuSOLVER not found". linalg_run.h turns each request into the solver calls below and dlx's
  * own ops; this file is the solver: cuSOLVER's 64-bit API (cusolverDnXgetrf, Xgetrs, Xpotrf,
- * Xgeqrf, Xgesvd, Xsyevd), its legacy orgqr/ungqr, cuBLAS's trsm, and the batched routines where
- * cuSOLVER has them (potrfBatched for a batch of matrices up to 64 x 64, XsyevBatched for a
- * batch of Hermitian matrices up to 32 x 32, when the library has them); the others loop over
- * the batch, one call a matrix, all queued on the calling thread's current stream with one
- * workspace.
+ * Xgeqrf, Xgesvd, Xsyevd, Xgeev), its legacy orgqr/ungqr and ormqr/unmqr, cuBLAS's trsm, and
+ * the batched routines for many small matrices: cuSOLVER's potrfBatched (up to 64 x 64) and
+ * XsyevBatched (Hermitian, up to 32 x 32) when the library has them, cuBLAS's getrfBatched,
+ * getrsBatched and matinvBatched (linalg_plan.h says when); the others loop over the batch, one
+ * call a matrix, all queued on the calling thread's current stream with one workspace.
+ * cusolverDnXgeev (eig, eigvals) came with cuSOLVER 11.7 (CUDA 12.6 Update 2): an older library
+ * loads without it, and eig on CUDA then says so (a DeviceError).
  *
  * Each thread has its own cuSOLVER handle and parameters per device (handles.h), set to its
  * current stream before every request. The infos of the matrices (devInfo) are copied back to
  * the host where the plan needs them (a singular, non positive definite or non-converging
  * matrix is the request's failure, the core's LinAlgError, as on the CPU), which waits for the
- * stream. eig and lstsq have no mapping yet: a DeviceError, as for a device without the entry. */
+ * stream. */
 #include <cusolverDn.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -25,7 +27,7 @@
 #include "cuda/blas.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/handles.h"
-#include "cuda/linalg_plan.h"
+#include "cuda/linalg_run.h"
 #include "cuda/solver.h"
 
 #define DLX_CUSOLVER_FUNCTIONS(X)                                                                  \
@@ -50,15 +52,25 @@
   X(cusolverDnCungqr_bufferSize)                                                                   \
   X(cusolverDnCungqr)                                                                              \
   X(cusolverDnZungqr_bufferSize)                                                                   \
-  X(cusolverDnZungqr)
-/* Used when the library has them (cuSOLVER 11.7 and later for XsyevBatched). */
+  X(cusolverDnZungqr)                                                                              \
+  X(cusolverDnSormqr_bufferSize)                                                                   \
+  X(cusolverDnSormqr)                                                                              \
+  X(cusolverDnDormqr_bufferSize)                                                                   \
+  X(cusolverDnDormqr)                                                                              \
+  X(cusolverDnCunmqr_bufferSize)                                                                   \
+  X(cusolverDnCunmqr)                                                                              \
+  X(cusolverDnZunmqr_bufferSize)                                                                   \
+  X(cusolverDnZunmqr)
+/* Used when the library has them (cuSOLVER 11.7 and later for XsyevBatched and Xgeev). */
 #define DLX_CUSOLVER_OPTIONAL(X)                                                                   \
   X(cusolverDnSpotrfBatched)                                                                       \
   X(cusolverDnDpotrfBatched)                                                                       \
   X(cusolverDnCpotrfBatched)                                                                       \
   X(cusolverDnZpotrfBatched)                                                                       \
   X(cusolverDnXsyevBatched_bufferSize)                                                             \
-  X(cusolverDnXsyevBatched)
+  X(cusolverDnXsyevBatched)                                                                        \
+  X(cusolverDnXgeev_bufferSize)                                                                    \
+  X(cusolverDnXgeev)
 
 typedef struct cusolver_api {
 #define DLX_CUSOLVER_POINTER(name) __typeof__(name) *name;
@@ -111,12 +123,16 @@ int dlx_cuda_solver_load(dlx_error *err) {
                   api_error);
 }
 
+static bool has_geev(void) {
+  return api_ok && api.cusolverDnXgeev != NULL && api.cusolverDnXgeev_bufferSize != NULL;
+}
+
 int dlx_cuda_solver_batched(void) {
   return (api_ok && api.cusolverDnSpotrfBatched != NULL && api.cusolverDnDpotrfBatched != NULL &&
                   api.cusolverDnCpotrfBatched != NULL && api.cusolverDnZpotrfBatched != NULL
               ? 1
               : 0) |
-         (api_ok && api.cusolverDnXsyevBatched != NULL ? 2 : 0);
+         (api_ok && api.cusolverDnXsyevBatched != NULL ? 2 : 0) | (has_geev() ? 4 : 0);
 }
 
 static const char *status_name(cusolverStatus_t s) {
@@ -281,25 +297,32 @@ static int s_getrs(void *opaque, const dlx_tensor *a, const dlx_tensor *ipiv, co
   return give_back(c, &s, count, NULL, "cusolverDnXgetrs", rc, err);
 }
 
-/* potrfBatched: an array of the matrices' addresses on the device. */
-static int potrf_batched(const ctx *c, cublasFillMode_t fill, const dlx_tensor *a, scratch *s,
-                         dlx_error *err) {
-  int64_t count = a->shape[0];
-  int n = (int)a->shape[1], lda = (int)a->strides[2];
+/* The batched routines take an array on the device of the matrices' addresses: *out, from the
+ * caching allocator on the stream (the caller frees it once its call is queued). */
+static int pointer_array(const ctx *c, const dlx_tensor *t, void ***out, dlx_error *err) {
+  int64_t count = t->shape[0];
   void **host = malloc((size_t)count * sizeof *host), **dev;
-  cusolverStatus_t st;
   int rc;
-  if (host == NULL) return dlx_fail(err, DLX_MEMORY_ERROR, "no memory for potrfBatched's array");
-  for (int64_t i = 0; i < count; i++) host[i] = nth(a, i);
+  if (host == NULL) return dlx_fail(err, DLX_MEMORY_ERROR, "no memory for a batch's addresses");
+  for (int64_t i = 0; i < count; i++) host[i] = nth(t, i);
   dev = dlx_cuda_pool_alloc(c->id, (size_t)count * sizeof *dev, c->stream, err);
   rc = dev == NULL
            ? DLX_MEMORY_ERROR
            : dlx_cuda_copy_bytes_host(c->id, dev, host, (size_t)count * sizeof *dev, true, err);
   free(host);
-  if (rc != 0) {
-    if (dev != NULL) dlx_cuda_pool_free(c->id, dev);
-    return rc;
-  }
+  if (rc != 0 && dev != NULL) dlx_cuda_pool_free(c->id, dev);
+  if (rc == 0) *out = dev;
+  return rc;
+}
+
+static int potrf_batched(const ctx *c, cublasFillMode_t fill, const dlx_tensor *a, scratch *s,
+                         dlx_error *err) {
+  int64_t count = a->shape[0];
+  int n = (int)a->shape[1], lda = (int)a->strides[2];
+  void **dev;
+  cusolverStatus_t st;
+  int rc = pointer_array(c, a, &dev, err);
+  if (rc != 0) return rc;
   switch (a->dtype) {
   case DLX_FLOAT32:
     st = api.cusolverDnSpotrfBatched(c->h, fill, n, (float **)dev, lda, s->infos, (int)count);
@@ -475,13 +498,143 @@ static int s_syevd(void *opaque, bool vectors, bool upper, const dlx_tensor *a, 
   return give_back(c, &s, count, info, "cusolverDnXsyevd", rc, err);
 }
 
-static int s_trsm(void *opaque, bool upper, bool unit, const dlx_tensor *a, const dlx_tensor *b,
-                  dlx_error *err) {
+static int s_trsm(void *opaque, bool upper, bool adjoint, bool unit, const dlx_tensor *a,
+                  const dlx_tensor *b, dlx_error *err) {
   const ctx *c = opaque;
   int rc = 0;
   for (int64_t i = 0; i < a->shape[0] && rc == 0; i++)
-    rc = dlx_cuda_blas_trsm(c->id, a->dtype, upper, unit, a->shape[1], b->shape[2], nth(a, i),
-                            a->strides[2], nth(b, i), b->strides[2], err);
+    rc = dlx_cuda_blas_trsm(c->id, a->dtype, upper, adjoint, unit, a->shape[1], b->shape[2],
+                            nth(a, i), a->strides[2], nth(b, i), b->strides[2], err);
+  return rc;
+}
+
+/* One ormqr or unmqr of matrix i (or, with i < 0, its workspace query into *lwork). */
+static cusolverStatus_t ormqr_one(const ctx *c, bool adjoint, const dlx_tensor *q,
+                                  const dlx_tensor *tau, const dlx_tensor *cm, int64_t i,
+                                  void *work, int *lwork, int *info) {
+  int64_t at = i < 0 ? 0 : i;
+  bool cx = q->dtype == DLX_COMPLEX64 || q->dtype == DLX_COMPLEX128;
+  cublasOperation_t op = !adjoint ? CUBLAS_OP_N : cx ? CUBLAS_OP_C : CUBLAS_OP_T;
+  int m = (int)cm->shape[1], n = (int)cm->shape[2], k = (int)q->shape[2];
+  int lda = (int)q->strides[2], ldc = (int)cm->strides[2];
+#define DLX_ORMQR_ARGS(T)                                                                          \
+  c->h, CUBLAS_SIDE_LEFT, op, m, n, k, (const T *)nth(q, at), lda, (const T *)nth(tau, at),        \
+      (T *)nth(cm, at), ldc
+#define DLX_ORMQR_CALL(T, name)                                                                    \
+  (i < 0 ? api.name##_bufferSize(DLX_ORMQR_ARGS(T), lwork)                                         \
+         : api.name(DLX_ORMQR_ARGS(T), (T *)work, *lwork, info))
+  switch (q->dtype) {
+  case DLX_FLOAT32:
+    return DLX_ORMQR_CALL(float, cusolverDnSormqr);
+  case DLX_FLOAT64:
+    return DLX_ORMQR_CALL(double, cusolverDnDormqr);
+  case DLX_COMPLEX64:
+    return DLX_ORMQR_CALL(cuComplex, cusolverDnCunmqr);
+  default:
+    return DLX_ORMQR_CALL(cuDoubleComplex, cusolverDnZunmqr);
+  }
+#undef DLX_ORMQR_CALL
+#undef DLX_ORMQR_ARGS
+}
+
+/* ormqr and unmqr have only the 32-bit API (the entry checked the sizes). */
+static int s_ormqr(void *opaque, bool adjoint, const dlx_tensor *q, const dlx_tensor *tau,
+                   const dlx_tensor *cm, dlx_error *err) {
+  const ctx *c = opaque;
+  int64_t count = q->shape[0];
+  int lwork = 0;
+  scratch s;
+  cusolverStatus_t st = ormqr_one(c, adjoint, q, tau, cm, -1, NULL, &lwork, NULL);
+  if (st != CUSOLVER_STATUS_SUCCESS) return solver_fail(err, st, "cusolverDn?ormqr_bufferSize");
+  int rc = take(c, &s, count, (size_t)lwork * item(q), 0, err);
+  if (rc != 0) return rc;
+  for (int64_t i = 0; i < count && st == CUSOLVER_STATUS_SUCCESS; i++)
+    st = ormqr_one(c, adjoint, q, tau, cm, i, s.device, &lwork, s.infos + i);
+  if (st != CUSOLVER_STATUS_SUCCESS) rc = solver_fail(err, st, "cusolverDn?ormqr");
+  return give_back(c, &s, count, NULL, "cusolverDn?ormqr", rc, err);
+}
+
+/* geev: right eigenvectors only (cuSOLVER computes no left ones), every data type the matrix's
+ * (a real w then holds the real parts and then the imaginary ones, as linalg_plan.h says). */
+static int s_geev(void *opaque, const dlx_tensor *a, const dlx_tensor *w, const dlx_tensor *v,
+                  int32_t *info, dlx_error *err) {
+  const ctx *c = opaque;
+  int64_t count = a->shape[0], n = a->shape[1], lda = a->strides[2];
+  int64_t ldv = v != NULL ? v->strides[2] : n;
+  cusolverEigMode_t jobvr = v != NULL ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  cudaDataType t = type_of(a->dtype);
+  size_t dev = 0, host = 0;
+  scratch s;
+  cusolverStatus_t st = api.cusolverDnXgeev_bufferSize(
+      c->h, c->params, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, t, nth(a, 0), lda, t, nth(w, 0), t,
+      NULL, 1, t, v != NULL ? nth(v, 0) : NULL, ldv, t, &dev, &host);
+  if (st != CUSOLVER_STATUS_SUCCESS) return solver_fail(err, st, "cusolverDnXgeev_bufferSize");
+  int rc = take(c, &s, count, dev, host, err);
+  if (rc != 0) return rc;
+  for (int64_t i = 0; i < count && st == CUSOLVER_STATUS_SUCCESS; i++)
+    st = api.cusolverDnXgeev(c->h, c->params, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, t, nth(a, i),
+                             lda, t, nth(w, i), t, NULL, 1, t, v != NULL ? nth(v, i) : NULL, ldv, t,
+                             s.device, dev, s.host, host, s.infos + i);
+  if (st != CUSOLVER_STATUS_SUCCESS) rc = solver_fail(err, st, "cusolverDnXgeev");
+  return give_back(c, &s, count, info, "cusolverDnXgeev", rc, err);
+}
+
+/* ---- cuBLAS's batched LU routines (blas.c): address arrays, int32 pivots, device infos */
+
+static int s_getrf_batched(void *opaque, const dlx_tensor *a, const dlx_tensor *ipiv, int32_t *info,
+                           dlx_error *err) {
+  const ctx *c = opaque;
+  int64_t count = a->shape[0];
+  void **arr;
+  scratch s;
+  int rc = pointer_array(c, a, &arr, err);
+  if (rc != 0) return rc;
+  rc = take(c, &s, count, 0, 0, err);
+  if (rc == 0) {
+    rc = dlx_cuda_blas_getrf_batched(c->id, a->dtype, (int)a->shape[1], arr, (int)a->strides[2],
+                                     (int *)nth(ipiv, 0), s.infos, (int)count, err);
+    rc = give_back(c, &s, count, info, "cublas?getrfBatched", rc, err);
+  }
+  dlx_cuda_pool_free(c->id, arr);
+  return rc;
+}
+
+static int s_getrs_batched(void *opaque, const dlx_tensor *a, const dlx_tensor *ipiv,
+                           const dlx_tensor *b, dlx_error *err) {
+  const ctx *c = opaque;
+  void **arr, **barr;
+  int rc = pointer_array(c, a, &arr, err);
+  if (rc != 0) return rc;
+  rc = pointer_array(c, b, &barr, err);
+  if (rc == 0) {
+    rc = dlx_cuda_blas_getrs_batched(c->id, a->dtype, (int)a->shape[1], (int)b->shape[2], arr,
+                                     (int)a->strides[2], (const int *)nth(ipiv, 0), barr,
+                                     (int)b->strides[2], (int)a->shape[0], err);
+    dlx_cuda_pool_free(c->id, barr);
+  }
+  dlx_cuda_pool_free(c->id, arr);
+  return rc;
+}
+
+static int s_matinv_batched(void *opaque, const dlx_tensor *a, const dlx_tensor *out, int32_t *info,
+                            dlx_error *err) {
+  const ctx *c = opaque;
+  int64_t count = a->shape[0];
+  void **arr, **oarr;
+  scratch s;
+  int rc = pointer_array(c, a, &arr, err);
+  if (rc != 0) return rc;
+  rc = pointer_array(c, out, &oarr, err);
+  if (rc == 0) {
+    rc = take(c, &s, count, 0, 0, err);
+    if (rc == 0) {
+      rc = dlx_cuda_blas_matinv_batched(c->id, a->dtype, (int)a->shape[1], arr, (int)a->strides[2],
+                                        oarr, (int)out->strides[2], s.infos, (int)count, err);
+      rc = give_back(c, &s, count, info, "cublas?matinvBatched", rc, err);
+    }
+    dlx_cuda_pool_free(c->id, oarr);
+  }
+  dlx_cuda_pool_free(c->id, arr);
   return rc;
 }
 
@@ -489,29 +642,51 @@ static int s_trsm(void *opaque, bool upper, bool unit, const dlx_tensor *a, cons
 
 static bool fits_int(int64_t v) { return v >= 0 && v <= INT32_MAX; }
 
+/* The solver of context c: the batched cuBLAS routines only with cuBLAS, geev only where the
+ * library has it (the plan then says what is missing). */
+static dlx_cuda_solver solver_of(ctx *c, bool blas) {
+  dlx_cuda_solver s = {.ctx = c,
+                       .getrf = s_getrf,
+                       .getrs = s_getrs,
+                       .potrf = s_potrf,
+                       .geqrf = s_geqrf,
+                       .orgqr = s_orgqr,
+                       .ormqr = s_ormqr,
+                       .gesvd = s_gesvd,
+                       .syevd = s_syevd,
+                       .geev = has_geev() ? s_geev : NULL,
+                       .trsm = s_trsm,
+                       .getrf_batched = blas ? s_getrf_batched : NULL,
+                       .getrs_batched = blas ? s_getrs_batched : NULL,
+                       .matinv_batched = blas ? s_matinv_batched : NULL};
+  return s;
+}
+
+/* cuBLAS: needed for trsm (solve_triangular, lstsq), used by the batched LU routines when it
+ * loads. */
+static int load_blas(const dlx_linalg_request *r, bool *blas, dlx_error *err) {
+  dlx_error blas_err;
+  *blas = dlx_cuda_blas_load(&blas_err) == 0;
+  if (*blas || (r->op != DLX_LINALG_TRIANGULAR && r->op != DLX_LINALG_LSTSQ)) return 0;
+  if (err != NULL) *err = blas_err;
+  return blas_err.code;
+}
+
 int dlx_cuda_linalg_tensor(dlx_linalg_request *r, dlx_error *err) {
-  DLDevice device = r->a->buffer->device;
-  int32_t id = device.device_id;
-  dlx_cuda_solver solver = {NULL,    s_getrf, s_getrs, s_potrf, s_geqrf,
-                            s_orgqr, s_gesvd, s_syevd, s_trsm};
+  int32_t id = r->a->buffer->device.device_id;
+  dlx_cuda_solver solver;
   dlx_cuda_guard guard;
   ctx c;
   void *pair;
+  bool blas = false;
   cusolverStatus_t st;
   int rc;
-  if (r->op == DLX_LINALG_EIG || r->op == DLX_LINALG_LSTSQ) {
-    size_t len;
-    dlx_not_implemented(err, r->name, device);
-    len = strlen(err->message);
-    snprintf(err->message + len, sizeof err->message - len,
-             ": move the tensor to the CPU first (t:to(\"cpu\")) and back after");
-    return DLX_DEVICE_ERROR;
-  }
-  if (!fits_int(r->m) || !fits_int(r->n) || !fits_int(r->k) || !fits_int(r->m * r->n))
+  if (!fits_int(r->m) || !fits_int(r->n) || !fits_int(r->k) || !fits_int(r->m * r->n) ||
+      !fits_int(r->k * (r->m > r->n ? r->m : r->n)))
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: matrices of %lld x %lld are too large for cuSOLVER",
                     r->name, (long long)r->m, (long long)r->n);
   rc = dlx_cuda_solver_load(err);
-  if (rc == 0 && r->op == DLX_LINALG_TRIANGULAR) rc = dlx_cuda_blas_load(err);
+  if (rc == 0) rc = load_blas(r, &blas, err);
   if (rc != 0) return rc;
   rc = dlx_cuda_enter(id, &guard, err);
   if (rc != 0) return rc;
@@ -525,7 +700,7 @@ int dlx_cuda_linalg_tensor(dlx_linalg_request *r, dlx_error *err) {
     if (st != CUSOLVER_STATUS_SUCCESS) rc = solver_fail(err, st, "cusolverDnSetStream");
   }
   if (rc == 0) {
-    solver.ctx = &c;
+    solver = solver_of(&c, blas);
     rc = dlx_cuda_linalg_run(r, &solver, err);
   }
   dlx_cuda_leave(&guard);

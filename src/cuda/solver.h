@@ -11,12 +11,13 @@
  * (every call after a failure gives it again). Needs no GPU. */
 int dlx_cuda_solver_load(dlx_error *err);
 
-/* The batched routines the loaded cuSOLVER has: bit 0 potrfBatched (all four types), bit 1
- * XsyevBatched; 0 before a successful load. */
+/* The optional routines the loaded cuSOLVER has: bit 0 potrfBatched (all four types), bit 1
+ * XsyevBatched, bit 2 Xgeev (eig); 0 before a successful load. */
 int dlx_cuda_solver_batched(void);
 
-/* The backend entry linalg of cuda:N (backend.h's dlx_linalg_request): linalg_plan.h's mapping
- * with cuSOLVER and cuBLAS; eig and lstsq are a DeviceError (not mapped yet). */
+/* The backend entry linalg of cuda:N (backend.h's dlx_linalg_request): linalg_run.h's mapping
+ * with cuSOLVER and cuBLAS (lstsq through QR, for matrices of full rank; eig a DeviceError
+ * where the library has no cusolverDnXgeev). */
 int dlx_cuda_linalg_tensor(dlx_linalg_request *r, dlx_error *err);
 
 #endif

@@ -1,9 +1,12 @@
 /* args.c -- argument checks: integers, booleans, dtypes, shapes and dims. A value of the wrong
  * Lua type is a TypeError; a value of the right type that is out of range is a ValueError. */
+#include "lua/args.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/errors.h"
+#include "lua/state.h"
 
 lua_Integer dlxl_checkinteger(lua_State *L, int idx, const char *what) {
   int isint = 0;

@@ -7,7 +7,9 @@
  * thread. The buffer points at the loan's `revoked` flag: dlx_unborrow sets it, and the core
  * checks it wherever it reads or writes data, so every view of the loan expires at once without
  * a search for them. */
-#include "lua/binding.h"
+#include "lua/capi.h"
+#include "lua/errors.h"
+#include "lua/tensor.h"
 
 struct dlx_borrow {
   atomic_int refs;     /* the host's and the buffer's */

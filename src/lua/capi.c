@@ -1,13 +1,18 @@
 /* capi.c -- the host C API of include/dlx.h: dlx_push_capsule* (host -> Lua),
  * dlx_to_dlpack* (Lua -> host) and dlx_tensor_view, also published to other C modules as the
- * dlx_capi table (borrow.c has the loans and dlx_push_tensor, exchange.c the exchange table).
+ * dlx_capi table (by module.c; borrow.c has the loans and dlx_push_tensor, exchange.c the
+ * exchange table).
  *
  * None of them raises: the work runs inside lua_pcall of a C function that gets its arguments
  * as light userdata, and ownership moves as the last step of that function, when nothing can
  * fail any more. A failure returns the error's class (dlx_error_class). */
+#include "lua/capi.h"
+
 #include <stdio.h>
 
-#include "lua/binding.h"
+#include "lua/capsule.h"
+#include "lua/errors.h"
+#include "lua/tensor.h"
 
 int dlxl_failure_class(lua_State *L, int status) {
   int code;
@@ -26,7 +31,9 @@ static int raise_failure(lua_State *L) {
   return dlxl_error(L, f->code, "%s", f->message);
 }
 
-int dlxl_push_failure(lua_State *L, dlx_errclass code, const char *message) {
+/* Pushes "<Class>: <message>" as dlx raises it (the class recorded for dlx_error_class) without
+ * raising; returns code, or DLX_MEMORY_ERROR when even that failed. */
+static int push_failure(lua_State *L, dlx_errclass code, const char *message) {
   failure f = {code, message};
   int status;
   if (!lua_checkstack(L, 3)) return DLX_MEMORY_ERROR;
@@ -34,13 +41,6 @@ int dlxl_push_failure(lua_State *L, dlx_errclass code, const char *message) {
   lua_pushlightuserdata(L, &f);
   status = lua_pcall(L, 1, 0, 0);
   return status == LUA_ERRMEM ? DLX_MEMORY_ERROR : (int)code;
-}
-
-void dlxl_require_core(lua_State *L) {
-  const dlxl_state *s = dlxl_getstate(L); /* made by luaopen_dlx_core, with the metatables */
-  if (s != NULL && s->tensor_mt != NULL) return;
-  luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
-  lua_pop(L, 1);
 }
 
 /* ---- host -> Lua */
@@ -289,18 +289,18 @@ DLXL_PUBLIC int dlx_tensor_view(lua_State *L, int idx, DLTensor *out) {
   if (t == NULL) {
     char message[64];
     snprintf(message, sizeof message, "expected a tensor, got %s", luaL_typename(L, idx));
-    return dlxl_push_failure(L, DLX_TYPE_ERROR, message);
+    return push_failure(L, DLX_TYPE_ERROR, message);
   }
-  if (out == NULL) return dlxl_push_failure(L, DLX_VALUE_ERROR, "out must not be NULL");
-  if (t->buffer == NULL) return dlxl_push_failure(L, DLX_VALUE_ERROR, "tensor is closed");
+  if (out == NULL) return push_failure(L, DLX_VALUE_ERROR, "out must not be NULL");
+  if (t->buffer == NULL) return push_failure(L, DLX_VALUE_ERROR, "tensor is closed");
   if (dlx_buffer_is_borrowed(t->buffer)) {
     dlx_error err;
-    if (dlx_buffer_check(t->buffer, &err) != 0) return dlxl_push_failure(L, err.code, err.message);
+    if (dlx_buffer_check(t->buffer, &err) != 0) return push_failure(L, err.code, err.message);
   }
   bits = dlx_dtype_bits(t->dtype);
   if (t->offset * bits % 8 != 0)
-    return dlxl_push_failure(L, DLX_BUFFER_ERROR,
-                             "the view starts inside a byte, which byte_offset cannot express");
+    return push_failure(L, DLX_BUFFER_ERROR,
+                        "the view starts inside a byte, which byte_offset cannot express");
   out->data = t->buffer->data;
   out->device = t->buffer->device;
   out->ndim = t->ndim;
@@ -309,44 +309,4 @@ DLXL_PUBLIC int dlx_tensor_view(lua_State *L, int idx, DLTensor *out) {
   out->strides = t->ndim > 0 ? (int64_t *)(t->dims + t->room) : NULL;
   out->byte_offset = (uint64_t)(t->offset * bits / 8);
   return DLX_OK;
-}
-
-/* ---- the tables for other C modules (dlx_capi_get) */
-
-static const dlx_capi capi = {
-    .version = DLX_CAPI_VERSION,
-    .push_capsule = dlx_push_capsule,
-    .push_capsule_legacy = dlx_push_capsule_legacy,
-    .to_dlpack = dlx_to_dlpack,
-    .to_dlpack_legacy = dlx_to_dlpack_legacy,
-    .error_class = dlx_error_class,
-    .push_borrowed = dlx_push_borrowed,
-    .unborrow = dlx_unborrow,
-    .push_tensor = dlx_push_tensor,
-    .to_dlpack_ex = dlx_to_dlpack_ex,
-    .tensor_view = dlx_tensor_view,
-    .exchange_api = &dlxl_exchange_api,
-};
-
-/* What modules built against version 1 find under "dlx.capi": their dlx_capi_get asks for a
- * version of exactly 1, and reads only the entries of version 1. */
-static const dlx_capi capi_v1 = {
-    .version = 1,
-    .push_capsule = dlx_push_capsule,
-    .push_capsule_legacy = dlx_push_capsule_legacy,
-    .to_dlpack = dlx_to_dlpack,
-    .to_dlpack_legacy = dlx_to_dlpack_legacy,
-};
-
-void dlxl_open_capi(lua_State *L) {
-  lua_pushlightuserdata(L, (void *)&capi);
-  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY);
-  lua_pushlightuserdata(L, (void *)&capi_v1);
-  lua_setfield(L, LUA_REGISTRYINDEX, DLX_CAPI_KEY_V1);
-  lua_pushlightuserdata(L, (void *)&dlxl_exchange_api);
-  lua_setfield(L, LUA_REGISTRYINDEX, DLX_EXCHANGE_API_KEY);
-  luaL_getmetatable(L, DLXL_TENSOR);
-  lua_pushlightuserdata(L, (void *)&dlxl_exchange_api);
-  lua_setfield(L, -2, "__dlpack_c_exchange_api");
-  lua_pop(L, 1);
 }

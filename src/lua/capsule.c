@@ -1,9 +1,14 @@
 /* capsule.c -- the dlx.Capsule userdata: a DLPack managed tensor in transit, consumed exactly
  * once. Like a PyCapsule, an unconsumed capsule calls the tensor's deleter when it is
  * collected; a consumed one ("used_...") does nothing. */
+#include "lua/capsule.h"
+
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/errors.h"
+#include "lua/state.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 static const char *capsule_name(const dlxl_capsule *c) {
   if (c->versioned) return c->used ? "used_dltensor_versioned" : "dltensor_versioned";
@@ -25,8 +30,7 @@ static void push_metatable(lua_State *L) {
   if (luaL_getmetatable(L, DLXL_CAPSULE) == LUA_TNIL) {
     /* a host pushed a capsule before require "dlx.core": load the module first */
     lua_pop(L, 1);
-    luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
-    lua_pop(L, 1);
+    dlxl_require_core(L);
     luaL_getmetatable(L, DLXL_CAPSULE);
   }
   lua_pushvalue(L, -1);

@@ -5,7 +5,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/copies.h"
+#include "lua/create.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 static dlx_dtype dtype_or(const dlxl_placement *p, dlx_dtype def) {
   return p->dtype >= 0 ? (dlx_dtype)p->dtype : def;

@@ -1,22 +1,25 @@
 /* copies.c -- tensor methods that copy: clone, contiguous, to, astype, copy_ and fill_. */
+#include "lua/copies.h"
+
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* Pushes a new C-contiguous copy of t (a view of u) as dtype on device, in memory of that kind. */
 static int push_clone_in(lua_State *L, const dlxl_tensor *u, const dlx_tensor *t, dlx_dtype dtype,
                          DLDevice device, dlx_memory memory) {
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
-  do rc = dlx_clone_as_memory(&made, t, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, u));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, t->ndim, u);
+  do rc = dlx_clone_as_memory(&r.made, t, dtype, device, memory, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 /* The same in the kind of memory t is in (a clone of a shared USM tensor is shared too). */

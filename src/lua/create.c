@@ -3,24 +3,17 @@
  * positional forms of dlx.core (core.empty(shape, dtype, device, usm), ...) that C tests use. A
  * missing dtype is float32 for empty, zeros and ones, and is inferred from the values for full,
  * arange and tensor. usm picks the kind of memory of oneapi tensors (nil: device memory). */
+#include "lua/create.h"
+
 #include <math.h>
 
-#include "lua/binding.h"
-
-dlxl_tensor *dlxl_pushempty(lua_State *L, const dlxl_tensor *src, const int64_t *shape,
-                            int32_t ndim, dlx_dtype dtype, DLDevice device, dlx_memory memory,
-                            dlx_tensor *view) {
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
-  dlx_error err;
-  bool retried = false;
-  int rc;
-  /* view is written only on success: after a failure out is still a closed tensor */
-  do rc = dlx_tensor_empty_memory(view, shape, ndim, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, src));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, view);
-  return out;
-}
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* A new uninitialised tensor of the given shape, its view in *view (returned). */
 static const dlx_tensor *push_empty_shape(lua_State *L, const int64_t *shape, int32_t ndim,

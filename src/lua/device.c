@@ -1,9 +1,14 @@
 /* device.c -- dlx.Device userdata (a DLDevice), device specs and dlx.core.devices/device. */
+#include "lua/device.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/state.h"
+#include "lua/tables.h"
 
 void dlxl_pushdevice(lua_State *L, DLDevice device) {
   DLDevice *ud = lua_newuserdatauv(L, sizeof *ud, 0);

@@ -2,7 +2,17 @@
  * t:__dlpack{...} and t:__dlpack_device() (the core's dlx_export applies the rules), and the
  * consumer side, dlx.from_dlpack. The consumer takes dlx's own tensors and capsules here, in C;
  * any other producer is asked for a capsule by lua/dlx/dlpack.lua, under the whole protocol. */
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/capsule.h"
+#include "lua/copies.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/result.h"
+#include "lua/state.h"
+#include "lua/stream.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* ---- t:__dlpack(opts) */
 
@@ -186,13 +196,9 @@ static void read_consume_options(lua_State *L, int idx, consume_options *opts) {
 
 /* Pushes a copy of t on device, in the default kind of memory, as an export with a copy makes. */
 static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_clone_as(&made, t, t->dtype, device, &err), &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  return dlxl_result_push(L, &r, dlx_clone_as(&r.made, t, t->dtype, device, &r.err));
 }
 
 /* A dlx tensor: what the export of t to ourselves and its import would give, without the
@@ -200,21 +206,21 @@ static int push_copy(lua_State *L, const dlx_tensor *t, DLDevice device) {
  * device, a view that starts inside a byte); it shares the buffer otherwise. Both ends are this
  * thread, whose current stream orders the work of each, so there is no stream to synchronise. */
 static int consume_tensor(lua_State *L, const dlxl_tensor *u, const consume_options *opts) {
-  dlx_tensor view, shared;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_getview(u, &view);
   DLDevice target = opts->has_target ? opts->target : dlx_tensor_device(t);
   const char *reason = dlx_export_copy_reason(t, target);
-  dlxl_tensor *out;
+  dlxl_result r;
   dlx_error err;
   dlxl_check(L, dlx_buffer_check(t->buffer, &err), &err); /* a borrowed tensor whose loan ended */
   if (reason != NULL && opts->copy == 0)
     return dlxl_error(L, DLX_BUFFER_ERROR, "a copy would be needed (%s) but copy = false", reason);
   if (reason != NULL || opts->copy == 1) return push_copy(L, t, target);
-  out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor_share(&shared, t); /* no new memory: nothing to tell the collector */
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlx_tensor_share(&r.made, t); /* no new memory: nothing to tell the collector */
   /* as an export and import would give it: a broadcast view travels READ_ONLY */
-  if (dlx_tensor_is_broadcast(t)) shared.readonly = true;
-  dlxl_settensor(L, out, &shared);
+  if (dlx_tensor_is_broadcast(t)) r.made.readonly = true;
+  dlxl_result_set(L, &r, 0);
   return 1;
 }
 

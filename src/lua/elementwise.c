@@ -1,14 +1,21 @@
 /* elementwise.c -- the elementwise ops in Lua. For every op of core/elementwise.h: a method
  * t:add(b), an in-place method t:add_(b) that returns t, a function dlx.add(a, b[, {out = c}])
  * (either operand may be a Lua number, boolean or complex table there), and the operators
- * + - * / // % ^ & | ~ << >> and unary - and ~ as metamethods of dlx.Tensor. Each function is
- * a closure whose upvalues are dlx.core's state (binding.h) and its op. `==` stays identity:
+ * + - * / // % ^ & | ~ << >> and unary - and ~ as metamethods of dlx.Tensor. Each method and
+ * function is a closure whose upvalues are dlx.core's state (state.h) and its op; each operator
+ * is a C function of its own, with the state as its upvalue. `==` stays identity:
  * comparisons are the methods. The ops of three operands work the same way (clamp's bounds may
  * be nil; where is a function only); nan_to_num takes its values from an options table. */
 #include <float.h>
 #include <stdio.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/state.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 static dlx_ew_op op_of(lua_State *L) { return (dlx_ew_op)lua_tointeger(L, lua_upvalueindex(2)); }
 
@@ -327,28 +334,9 @@ OPERATOR(op_shl, DLX_EW_BITWISE_LEFT_SHIFT)
 OPERATOR(op_shr, DLX_EW_BITWISE_RIGHT_SHIFT)
 OPERATOR(op_bnot, DLX_EW_BITWISE_NOT)
 
-static const struct {
-  const char *event;
-  lua_CFunction fn;
-  dlx_ew_op op;
-} operators[] = {
-    {"__add", op_add, DLX_EW_ADD},
-    {"__sub", op_sub, DLX_EW_SUB},
-    {"__mul", op_mul, DLX_EW_MUL},
-    {"__div", op_div, DLX_EW_DIV},
-    {"__idiv", op_idiv, DLX_EW_FLOOR_DIVIDE},
-    {"__mod", op_mod, DLX_EW_REMAINDER},
-    {"__pow", op_pow, DLX_EW_POW},
-    {"__unm", op_unm, DLX_EW_NEG},
-    {"__band", op_band, DLX_EW_BITWISE_AND},
-    {"__bor", op_bor, DLX_EW_BITWISE_OR},
-    {"__bxor", op_bxor, DLX_EW_BITWISE_XOR},
-    {"__shl", op_shl, DLX_EW_BITWISE_LEFT_SHIFT},
-    {"__shr", op_shr, DLX_EW_BITWISE_RIGHT_SHIFT},
-    {"__bnot", op_bnot, DLX_EW_BITWISE_NOT},
+const luaL_Reg dlxl_elementwise_operators[] = {
+    {"__add", op_add},   {"__sub", op_sub},   {"__mul", op_mul},   {"__div", op_div},
+    {"__idiv", op_idiv}, {"__mod", op_mod},   {"__pow", op_pow},   {"__unm", op_unm},
+    {"__band", op_band}, {"__bor", op_bor},   {"__bxor", op_bxor}, {"__shl", op_shl},
+    {"__shr", op_shr},   {"__bnot", op_bnot}, {NULL, NULL},
 };
-
-void dlxl_set_elementwise_metamethods(lua_State *L, int state) {
-  for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
-    set_closure(L, state, operators[i].fn, operators[i].op, operators[i].event);
-}

@@ -1,12 +1,14 @@
 /* errors.c -- Lua errors whose message starts with an error class ("ValueError: ..."), after
  * the position of the Lua code that called dlx; and dlx_error_class, the one place that tells
  * the class of an error value. */
+#include "lua/errors.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/tables.h"
 
 /* True for a chunk of dlx's own Lua layer: a file ".../dlx/<name>.lua", installed or embedded
  * by dlx_openlibs under the same name. */

@@ -1,7 +1,12 @@
 /* exchange.c -- the exchange table of dlx.h: DLPack 1.3's DLPackExchangeAPI for Lua values
  * (a Lua value is (L, idx) where DLPack has a PyObject), for peer libraries that move tensors
  * in and out of a Lua state without capsules or Lua calls. */
-#include "lua/binding.h"
+#include "lua/exchange.h"
+
+#include "lua/capi.h"
+#include "lua/capsule.h"
+#include "lua/errors.h"
+#include "lua/tensor.h"
 
 /* A new dlx tensor like the prototype, exported (the export holds the only reference). */
 static int allocate(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,

@@ -1,12 +1,18 @@
-/* indexing.c -- t[key] and t[key] = v (the tensor metatable's __index and __newindex hand
- * non-string keys here), and the methods index_select, gather, scatter_, index_add_,
+/* indexing.c -- t[key] and t[key] = v (the tensor metatable's __index and __newindex: a string
+ * key names a method or a property), and the methods index_select, gather, scatter_, index_add_,
  * masked_select, masked_fill_ and nonzero.
  *
  * Keys follow Torch7: an integer i (1-based, negative from the end) selects along dim 1 (a Lua
  * value for a 1-D tensor); a table {i, {first, last, step}, {}} selects, slices or keeps each
  * leading dim in turn; a bool tensor is a mask. Reading t[#t + 1] gives nil, so that ipairs(t)
  * stops there; any other index out of range is a ValueError. */
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
+#include "lua/views.h"
 
 /* What a table key does to one dim of the tensor. */
 typedef struct index_step {
@@ -146,9 +152,7 @@ static void checkmaskshape(lua_State *L, const dlx_tensor *t, const dlx_tensor *
 static bool pushview(lua_State *L, const dlx_tensor *t, bool reading) {
   index_step steps[DLX_MAX_NDIM];
   int32_t count;
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_tensor *out;
+  dlxl_result r;
   if (lua_type(L, 2) == LUA_TTABLE) {
     count = checksteps(L, 2, t, steps);
   } else {
@@ -159,9 +163,8 @@ static bool pushview(lua_State *L, const dlx_tensor *t, bool reading) {
     if (steps[0].index < 0) return false;
     count = 1;
   }
-  out = dlxl_newtensor(L, t->ndim);
-  dlxl_check(L, apply_steps(&made, t, steps, count, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, apply_steps(&r.made, t, steps, count, &r.err));
   return true;
 }
 
@@ -174,20 +177,17 @@ static void checkkeytype(lua_State *L) {
 }
 
 /* t[key] for keys that are not strings. */
-int dlxl_index_get(lua_State *L) {
-  dlx_tensor tv, mv, made;
+static int index_get(lua_State *L) {
+  dlx_tensor tv, mv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv), *mask = tomask(L, 2, &mv);
   dlx_scalar value;
   dlx_error err;
   int64_t at;
-  dlxl_tensor *out;
+  dlxl_result r;
   if (mask != NULL) {
     checkmaskshape(L, t, mask);
-    out = dlxl_newtensor(L, 1);
-    dlxl_check(L, dlx_masked_select(&made, t, mask, &err), &err);
-    dlxl_settensor(L, out, &made);
-    dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-    return 1;
+    dlxl_result_begin(L, &r, 1, NULL);
+    return dlxl_result_push(L, &r, dlx_masked_select(&r.made, t, mask, &r.err));
   }
   checkkeytype(L);
   if (t->ndim == 1 && lua_type(L, 2) == LUA_TNUMBER) {
@@ -203,7 +203,7 @@ int dlxl_index_get(lua_State *L) {
 }
 
 /* t[key] = value for keys that are not strings: a Lua value fills, a tensor is copied in. */
-int dlxl_index_set(lua_State *L) {
+static int index_set(lua_State *L) {
   dlx_tensor tv, mv, sv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv), *mask = tomask(L, 2, &mv), *src = NULL;
   dlx_scalar value;
@@ -228,6 +228,39 @@ int dlxl_index_set(lua_State *L) {
   return 0;
 }
 
+/* __index: a method (upvalue 1 is the method table), else a property, else nil; keys that are
+ * not strings index the tensor. Upvalue 2 is the metatable. Upvalue 1 is not the state: the
+ * helpers this calls find it in the registry when they need it. */
+int dlxl_tensor_index(lua_State *L) {
+  dlxl_property push;
+  dlx_tensor view;
+  void *p;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  if (lua_type(L, 2) != LUA_TSTRING) return index_get(L);
+  push = dlxl_findproperty(lua_tostring(L, 2));
+  if (push == NULL) return 1;
+  /* the result is the top value: what lies below it on the stack does not matter */
+  p = lua_touserdata(L, 1);
+  if (p == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+    return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
+  push(L, dlxl_getview(dlxl_checkopen(L, p), &view));
+  return 1;
+}
+
+static int tensor_newindex(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING) return index_set(L);
+  return dlxl_error(L, DLX_TYPE_ERROR,
+                    "cannot set field '%s' of a tensor: its properties are "
+                    "read-only and it has no other fields",
+                    luaL_tolstring(L, 2, NULL));
+}
+
+const luaL_Reg dlxl_indexing_metamethods[] = {
+    {"__newindex", tensor_newindex},
+    {NULL, NULL},
+};
+
 /* ---- methods */
 
 static const dlx_tensor *checkindices(lua_State *L, int idx, dlx_tensor *view) {
@@ -237,34 +270,26 @@ static const dlx_tensor *checkindices(lua_State *L, int idx, dlx_tensor *view) {
   return dlxl_checktensor(L, idx, view);
 }
 
-static int pushmade(lua_State *L, dlxl_tensor *out, const dlx_tensor *made) {
-  dlxl_settensor(L, out, made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(made));
-  return 1;
-}
-
 /* t:index_select(dim, index) */
 static int tensor_index_select(lua_State *L) {
-  dlx_tensor tv, iv, made;
+  dlx_tensor tv, iv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   const dlx_tensor *index = checkindices(L, 3, &iv);
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_error err;
-  dlxl_check(L, dlx_index_select(&made, t, dim, index, &err), &err);
-  return pushmade(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  return dlxl_result_push(L, &r, dlx_index_select(&r.made, t, dim, index, &r.err));
 }
 
 /* t:gather(dim, index) */
 static int tensor_gather(lua_State *L) {
-  dlx_tensor tv, iv, made;
+  dlx_tensor tv, iv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   const dlx_tensor *index = checkindices(L, 3, &iv);
-  dlxl_tensor *out = dlxl_newtensor(L, index->ndim);
-  dlx_error err;
-  dlxl_check(L, dlx_gather(&made, t, dim, index, &err), &err);
-  return pushmade(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, index->ndim, NULL);
+  return dlxl_result_push(L, &r, dlx_gather(&r.made, t, dim, index, &r.err));
 }
 
 /* t:scatter_(dim, index, src): src a tensor or a Lua value; returns t. */
@@ -282,9 +307,7 @@ static int tensor_scatter_(lua_State *L) {
   } else { /* a value: one element of t's dtype, spread over the index's shape */
     int64_t one = 1;
     dlxl_checkscalar(L, 4, &value);
-    dlxl_tensor *u = dlxl_newtensor(L, 1);
-    dlxl_check(L, dlx_tensor_empty(&cell, &one, 1, t->dtype, dlx_tensor_device(t), &err), &err);
-    dlxl_settensor(L, u, &cell);
+    dlxl_pushempty(L, NULL, &one, 1, t->dtype, dlx_tensor_device(t), DLX_MEMORY_DEFAULT, &cell);
     dlxl_check(L, dlx_fill(&cell, &value, &err), &err);
     cell.ndim = index->ndim;
     for (int32_t d = 0; d < index->ndim; d++) {
@@ -323,12 +346,11 @@ static const dlx_tensor *checkmask(lua_State *L, int idx, dlx_tensor *view) {
 
 /* t:masked_select(mask) */
 static int tensor_masked_select(lua_State *L) {
-  dlx_tensor tv, mv, made;
+  dlx_tensor tv, mv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv), *mask = checkmask(L, 2, &mv);
-  dlxl_tensor *out = dlxl_newtensor(L, 1);
-  dlx_error err;
-  dlxl_check(L, dlx_masked_select(&made, t, mask, &err), &err);
-  return pushmade(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, 1, NULL);
+  return dlxl_result_push(L, &r, dlx_masked_select(&r.made, t, mask, &r.err));
 }
 
 /* t:masked_fill_(mask, value): returns t. */
@@ -345,12 +367,11 @@ static int tensor_masked_fill_(lua_State *L) {
 
 /* t:nonzero(): int64 {n, ndim}, 1-based. */
 static int tensor_nonzero(lua_State *L) {
-  dlx_tensor tv, made;
+  dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
-  dlxl_tensor *out = dlxl_newtensor(L, 2);
-  dlx_error err;
-  dlxl_check(L, dlx_nonzero(&made, t, &err), &err);
-  return pushmade(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, 2, NULL);
+  return dlxl_result_push(L, &r, dlx_nonzero(&r.made, t, &r.err));
 }
 
 const luaL_Reg dlxl_indexing_methods[] = {

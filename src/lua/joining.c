@@ -5,7 +5,13 @@
 #include <string.h>
 
 #include "core/promote.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/copies.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* Raises err after closing made (or NULL), the result this call was filling: a failed call
  * leaves no half-made tensor open. */
@@ -241,11 +247,9 @@ static int32_t optdim(lua_State *L, int idx, const dlx_tensor *t, const char *fn
 /* Appends the view of `length` elements of dim from start to the list on top of the stack. */
 static void append_view(lua_State *L, const dlx_tensor *t, int32_t dim, int64_t start,
                         int64_t length, lua_Integer n) {
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, narrow_view(&made, t, dim, start, length, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, narrow_view(&r.made, t, dim, start, length, &r.err));
   lua_rawseti(L, -2, n);
 }
 
@@ -389,11 +393,11 @@ static int tensor_tile(lua_State *L) {
  * size. The host copy is closed before an error about its values. */
 static const int64_t *host_repeats(lua_State *L, dlxl_tensor *ru, int64_t size, int64_t *count,
                                    int64_t *sum) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *r = dlxl_getview(dlxl_checkopen(L, ru), &view);
+  dlxl_result copy;
   dlxl_tensor *host;
   const int64_t *v;
-  dlx_error err;
   dlx_kind kind = dlx_dtype_info_of(r->dtype)->kind;
   if (r->ndim > 1 || (kind != DLX_KIND_INT && kind != DLX_KIND_UINT))
     dlxl_error(L, DLX_TYPE_ERROR, "repeat_interleave: repeats must be a 0-d or 1-d integer tensor");
@@ -402,10 +406,10 @@ static const int64_t *host_repeats(lua_State *L, dlxl_tensor *ru, int64_t size, 
     dlxl_error(L, DLX_VALUE_ERROR,
                "repeat_interleave: %lld repeats for a dim of size %lld (expected 1 or %lld)",
                (long long)*count, (long long)size, (long long)size);
-  host = dlxl_newtensor(L, r->ndim);
-  dlxl_check(L, dlx_clone_as(&made, r, DLX_INT64, (DLDevice){kDLCPU, 0}, &err), &err);
-  dlxl_settensor(L, host, &made);
-  v = dlxl_hostdata(&made);
+  dlxl_result_begin(L, &copy, r->ndim, NULL);
+  host = dlxl_result_set(L, &copy,
+                         dlx_clone_as(&copy.made, r, DLX_INT64, (DLDevice){kDLCPU, 0}, &copy.err));
+  v = dlxl_hostdata(&copy.made);
   *sum = 0;
   for (int64_t i = 0; i < *count; i++) {
     if (v[i] < 0) {
@@ -474,17 +478,15 @@ static void interleave_each(lua_State *L, const dlx_tensor *t, const dlx_tensor 
 static const dlx_tensor *flatten_into_1(lua_State *L, const dlx_tensor *t, dlx_tensor *view) {
   int64_t flat = -1;
   dlx_tensor copy;
-  dlxl_tensor *u = lua_touserdata(L, 1);
-  dlx_error err;
+  dlxl_result r;
   if (!dlx_tensor_is_contiguous(t)) {
-    dlxl_pushclone(L, u, t, t->dtype, dlx_tensor_device(t));
-    u = lua_touserdata(L, -1);
-    t = dlxl_getview(u, &copy);
+    dlxl_pushclone(L, lua_touserdata(L, 1), t, t->dtype, dlx_tensor_device(t));
+    t = dlxl_getview(lua_touserdata(L, -1), &copy);
   }
-  u = dlxl_newtensor(L, 1);
-  dlxl_check(L, dlx_view(view, t, &flat, 1, &err), &err);
-  dlxl_settensor(L, u, view);
+  dlxl_result_begin(L, &r, 1, NULL);
+  dlxl_result_set(L, &r, dlx_view(&r.made, t, &flat, 1, &r.err));
   lua_replace(L, 1);
+  *view = r.made;
   return view;
 }
 

@@ -5,7 +5,13 @@
 #include <stdio.h>
 
 #include "core/linalg.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/state.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
+#include "lua/values.h"
 
 /* ValueError unless t has ndim dims; `which` names the operand. */
 static void need_ndim(lua_State *L, const char *name, const char *which, const dlx_tensor *t,
@@ -57,25 +63,23 @@ static void read_options(lua_State *L, int idx, dlx_matmul_args *args, dlx_tenso
 /* Runs the product and pushes its result: a new tensor, or the out tensor of the options table at
  * opts. */
 static int push_product(lua_State *L, dlx_matmul_args *args, int opts) {
-  dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
   int32_t room = args->a->ndim > args->b->ndim ? args->a->ndim : args->b->ndim;
-  dlxl_tensor *u = NULL;
   const dlxl_state *s = dlxl_getstate(L);
   args->allow_tf32 = s != NULL && s->allow_tf32;
   if (args->c != NULL && args->c->ndim > room) room = args->c->ndim;
-  if (args->dst == NULL) u = dlxl_newtensor(L, room > 0 ? room : 1);
-  do rc = dlx_matmul(&made, args, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  if (args->dst != NULL) {
-    lua_getfield(L, opts, "out");
-    return 1;
+  if (args->dst == NULL) {
+    dlxl_result_begin(L, &r, room > 0 ? room : 1, NULL);
+  } else { /* the product goes into out: no userdata, only the retry */
+    r.src = NULL;
+    r.retried = false;
   }
-  dlxl_settensor(L, u, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
+  do rc = dlx_matmul(&r.made, args, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  if (args->dst == NULL) return dlxl_result_push(L, &r, rc);
+  dlxl_check(L, rc, &r.err);
+  lua_getfield(L, opts, "out");
   return 1;
 }
 
@@ -171,18 +175,15 @@ static int api_baddbmm(lua_State *L) { return added_product(L, "baddbmm", 3); }
 
 /* t:diagonal([offset = 0[, d1 = 1, d2 = 2]]) -> a view */
 static int tensor_diagonal(lua_State *L) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   lua_Integer offset = lua_isnoneornil(L, 2) ? 0 : dlxl_checkinteger(L, 2, "diagonal: offset");
   int32_t ndim = t->ndim < 2 ? 2 : t->ndim, d1 = 0, d2 = 1;
-  dlx_error err;
-  int rc;
+  dlxl_result r;
   if (t->ndim >= 2 && !lua_isnoneornil(L, 3)) d1 = dlxl_checkdim(L, 3, ndim);
   if (t->ndim >= 2 && !lua_isnoneornil(L, 4)) d2 = dlxl_checkdim(L, 4, ndim);
-  dlxl_tensor *u = dlxl_newtensor(L, ndim - 1);
-  rc = dlx_diagonal(&made, t, (int64_t)offset, d1, d2, &err);
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, u, &made);
+  dlxl_result_begin(L, &r, ndim - 1, NULL);
+  dlxl_result_set(L, &r, dlx_diagonal(&r.made, t, (int64_t)offset, d1, d2, &r.err));
   return 1;
 }
 

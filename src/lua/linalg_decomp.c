@@ -5,7 +5,11 @@
 #include <string.h>
 
 #include "core/linalg_decomp.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* What the options of a call said. */
 typedef struct params {

@@ -1,6 +1,11 @@
 /* memory.c -- dlx.core.memory_allocated, memory_cached and empty_cache, for every backend, and
  * what the binding does before it reports a MemoryError: collect, empty the caches, retry. */
-#include "lua/binding.h"
+#include "lua/memory.h"
+
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* memory_allocated([device]) -> bytes dlx's allocator holds on that device now. */
 static int core_memory_allocated(lua_State *L) {

@@ -4,7 +4,12 @@
 #include <string.h>
 
 #include "core/npy.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/memory.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 static const char *checkpath(lua_State *L, int idx, const char *fname) {
   if (lua_type(L, idx) != LUA_TSTRING)
@@ -16,21 +21,18 @@ static const char *checkpath(lua_State *L, int idx, const char *fname) {
 /* t:tobytes() -> the elements' bytes in C order (a device tensor is copied to the host first, as
  * totable does). */
 static int tensor_tobytes(lua_State *L) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
-  dlxl_tensor *copy =
-      dlxl_newtensor(L, t->ndim); /* holds made: collected should pushlstring raise */
+  dlxl_result copy; /* holds the host copy: collected should pushlstring raise */
   const void *data;
   size_t nbytes;
-  dlx_error err;
-  bool retried = false;
   int rc;
-  do rc = dlx_npy_host_bytes(t, &made, &data, &nbytes, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, copy, &made);
+  dlxl_result_begin(L, &copy, t->ndim, lua_touserdata(L, 1));
+  do rc = dlx_npy_host_bytes(t, &copy.made, &data, &nbytes, &copy.err);
+  while (dlxl_result_retry(L, &copy, rc));
+  dlxl_result_set(L, &copy, rc);
   lua_pushlstring(L, nbytes > 0 ? data : "", nbytes);
-  dlxl_closetensor(copy);
+  dlxl_closetensor(copy.u);
   return 1;
 }
 
@@ -55,9 +57,6 @@ static int api_frombuffer(lua_State *L) {
   dlx_dtype dtype;
   dlxl_tensor *out;
   dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
-  int rc;
   if (lua_type(L, 1) != LUA_TSTRING)
     return dlxl_error(L, DLX_TYPE_ERROR, "frombuffer: expected a string, got %s",
                       dlxl_typename(L, 1));
@@ -65,11 +64,8 @@ static int api_frombuffer(lua_State *L) {
   dtype = dlxl_checkdtype(L, 2, -1);
   ndim = lua_isnoneornil(L, 3) ? whole_string(L, len, dtype, shape)
                                : dlxl_checkshape(L, 3, shape, false);
-  out = dlxl_newtensor(L, ndim);
-  do rc = dlx_tensor_empty(&made, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
+  out =
+      dlxl_pushempty(L, NULL, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, DLX_MEMORY_DEFAULT, &made);
   if ((uint64_t)dlx_tensor_nbytes(&made) != len) {
     char text[DLX_SHAPE_TEXT];
     long long need = (long long)dlx_tensor_nbytes(&made);
@@ -102,10 +98,7 @@ static int api_load_npy(lua_State *L) {
   static const char *const known[] = {"mmap", "writable", NULL};
   const char *path = checkpath(L, 1, "load_npy");
   bool map = false, writable = false;
-  dlxl_tensor *out;
-  dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
   if (!lua_isnoneornil(L, 2)) {
     int others, found = 0;
@@ -124,12 +117,11 @@ static int api_load_npy(lua_State *L) {
                         "load_npy: writable = true needs mmap = true (a loaded copy is always "
                         "writable)");
   }
-  out = dlxl_newtensor(L, DLX_MAX_NDIM); /* the file says how many */
-  do rc = dlx_npy_load(&made, path, map, writable, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  if (!map) dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
+  dlxl_result_begin(L, &r, DLX_MAX_NDIM, NULL); /* the file says how many */
+  do rc = dlx_npy_load(&r.made, path, map, writable, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  if (!map) return dlxl_result_push(L, &r, rc);
+  dlxl_result_set(L, &r, rc); /* the file's pages, not new memory */
   return 1;
 }
 

@@ -4,23 +4,23 @@
 #include <math.h>
 
 #include "core/stats.h"
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 static int reduce(lua_State *L, dlx_reduce_op op) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
   bool keepdim = dlxl_optboolean(L, 3, "keepdim");
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
-  do rc = dlx_reduce(&made, op, t, dims, keepdim, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, t->ndim, lua_touserdata(L, 1));
+  do rc = dlx_reduce(&r.made, op, t, dims, keepdim, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static int tensor_sum(lua_State *L) { return reduce(L, DLX_REDUCE_SUM); }
@@ -77,17 +77,12 @@ static void check_stat_args(lua_State *L, const dlx_tensor *t, const char *fname
 }
 
 static int push_stat(lua_State *L, const dlx_tensor *t, dlx_stat_op op, const stat_args *a) {
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
-  do rc = dlx_reduce_stat(&made, op, a->param, t, a->dims, a->keepdim, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, t->ndim, lua_touserdata(L, 1));
+  do rc = dlx_reduce_stat(&r.made, op, a->param, t, a->dims, a->keepdim, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static int stat_with(lua_State *L, dlx_stat_op op, const char *param, double def) {
@@ -113,7 +108,7 @@ static int tensor_logsumexp(lua_State *L) {
 /* ---- along one dim: the dim may be left out for 0-d and 1-d tensors */
 
 static int along(lua_State *L, int idx, dlx_dim_op op) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, idx, &view);
   int32_t line_ndim = t->ndim > 0 ? t->ndim : 1, dim = 0;
   if (!lua_isnoneornil(L, idx + 1))
@@ -121,16 +116,12 @@ static int along(lua_State *L, int idx, dlx_dim_op op) {
   else if (line_ndim > 1)
     dlxl_error(L, DLX_TYPE_ERROR, "%s: dim is required for a %d-d tensor", dlx_dim_op_name(op),
                (int)t->ndim);
-  dlxl_tensor *out = dlxl_newtensor(L, line_ndim);
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
-  do rc = dlx_along_dim(&made, op, t, dim, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, idx)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
-  return 1;
+  dlxl_result_begin(L, &r, line_ndim, lua_touserdata(L, idx));
+  do rc = dlx_along_dim(&r.made, op, t, dim, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
+  return dlxl_result_push(L, &r, rc);
 }
 
 static int tensor_cumsum(lua_State *L) { return along(L, 1, DLX_DIM_CUMSUM); }

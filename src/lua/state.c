@@ -1,7 +1,7 @@
-/* state.c -- the per-state userdata of dlx.core (binding.h, dlxl_state). */
-#include <string.h>
+/* state.c -- the per-state userdata of dlx.core (state.h, dlxl_state). */
+#include "lua/state.h"
 
-#include "lua/binding.h"
+#include <string.h>
 
 /* The registry holds the state under this key's address: a copy of the library loaded twice
  * into one process keeps its own, as it keeps its own metatable keys. */
@@ -25,4 +25,11 @@ dlxl_state *dlxl_openstate(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
   return s;
+}
+
+void dlxl_require_core(lua_State *L) {
+  const dlxl_state *s = dlxl_getstate(L); /* made by luaopen_dlx_core, with the metatables */
+  if (s != NULL && s->tensor_mt != NULL) return;
+  luaL_requiref(L, "dlx.core", luaopen_dlx_core, 0);
+  lua_pop(L, 1);
 }

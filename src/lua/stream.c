@@ -4,11 +4,16 @@
  *
  * A Stream made by dlx.stream(device) owns its stream and destroys it on close; one that wraps
  * a handle (dlx.stream(device, handle), dlx.current_stream) does not. */
+#include "lua/stream.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
 
 typedef struct dlxl_stream {
   DLDevice device;

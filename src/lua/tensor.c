@@ -1,12 +1,18 @@
-/* tensor.c -- the dlx.Tensor userdata: life cycle, properties and metatable.
+/* tensor.c -- the dlx.Tensor userdata: life cycle, properties and the metamethods of its own
+ * (module.c makes the metatable, with every file's methods and metamethods).
  *
  * As in liolib, a tensor userdata is created closed (no buffer) with its metatable already set,
  * and only then is memory acquired into it, so an error at any point leaks nothing. One
  * idempotent close serves __gc, __close and t:close(). */
+#include "lua/tensor.h"
+
 #include <limits.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/state.h"
+#include "lua/tables.h"
 
 /* The registry holds the metatable under this key's address as well as under its name, for the
  * host C API's functions (which have no state upvalue): a lookup by address is a plain table
@@ -197,7 +203,7 @@ static void prop_itemsize(lua_State *L, const dlx_tensor *t) {
 
 static const struct {
   const char *name;
-  void (*push)(lua_State *L, const dlx_tensor *t);
+  dlxl_property push;
 } properties[] = {
     {"shape", prop_shape},   {"strides", prop_strides}, {"ndim", prop_ndim},
     {"numel", prop_numel},   {"dtype", prop_dtype},     {"itemsize", prop_itemsize},
@@ -205,36 +211,11 @@ static const struct {
     {"usm", prop_usm},
 };
 
-/* __index: a method (upvalue 1 is the method table, where tools/check_docs.lua finds it too),
- * else a property, else nil; keys that are not strings index the tensor (indexing.c). Upvalue 2 is
- * the metatable. Upvalue 1 is not the state: the helpers this calls find it in the registry when
- * they need it. */
-static int tensor_index(lua_State *L) {
-  const char *key;
-  dlx_tensor view;
-  void *p;
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-  if (lua_type(L, 2) != LUA_TSTRING) return dlxl_index_get(L);
-  key = lua_tostring(L, 2);
-  for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++) {
-    if (key[0] != properties[i].name[0] || strcmp(key, properties[i].name) != 0) continue;
-    /* the result is the top value: what lies below it on the stack does not matter */
-    p = lua_touserdata(L, 1);
-    if (p == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
-      return dlxl_error(L, DLX_TYPE_ERROR, "expected a tensor, got %s", dlxl_typename(L, 1));
-    properties[i].push(L, dlxl_getview(dlxl_checkopen(L, p), &view));
-    return 1;
-  }
-  return 1;
-}
-
-static int tensor_newindex(lua_State *L) {
-  if (lua_type(L, 2) != LUA_TSTRING) return dlxl_index_set(L);
-  return dlxl_error(L, DLX_TYPE_ERROR,
-                    "cannot set field '%s' of a tensor: its properties are "
-                    "read-only and it has no other fields",
-                    luaL_tolstring(L, 2, NULL));
+dlxl_property dlxl_findproperty(const char *key) {
+  for (size_t i = 0; i < sizeof properties / sizeof properties[0]; i++)
+    if (key[0] == properties[i].name[0] && strcmp(key, properties[i].name) == 0)
+      return properties[i].push;
+  return NULL;
 }
 
 /* #t: the size of the first dim. */
@@ -270,9 +251,10 @@ static int tensor_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg tensor_metamethods[] = {
-    {"__len", tensor_len},  {"__newindex", tensor_newindex}, {"__tostring", tensor_tostring},
-    {"__gc", tensor_close}, {"__close", tensor_close},       {NULL, NULL},
+const luaL_Reg dlxl_tensor_metamethods[] = {
+    {"__len", tensor_len},  {"__tostring", tensor_tostring},
+    {"__gc", tensor_close}, {"__close", tensor_close},
+    {NULL, NULL},
 };
 
 const luaL_Reg dlxl_tensor_methods[] = {
@@ -280,31 +262,8 @@ const luaL_Reg dlxl_tensor_methods[] = {
     {NULL, NULL},
 };
 
-/* Creates the metatable and the method table once per Lua state; state is the stack index of the
- * state userdata, whose user value and tensor_mt it sets. */
-void dlxl_open_tensor(lua_State *L, int state) {
-  const luaL_Reg *const method_sets[] = {
-      dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods,     dlxl_reduce_methods,
-      dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,      dlxl_joining_methods,
-      dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
-      dlxl_linalg_methods};
+void dlxl_set_tensor_mt(lua_State *L, int state) {
   dlxl_state *s = lua_touserdata(L, state);
-  if (luaL_newmetatable(L, DLXL_TENSOR)) {
-    lua_pushvalue(L, state);
-    luaL_setfuncs(L, tensor_metamethods, 1);
-    dlxl_set_elementwise_metamethods(L, state);
-    lua_createtable(L, 0, 128);
-    for (size_t i = 0; i < sizeof method_sets / sizeof method_sets[0]; i++) {
-      lua_pushvalue(L, state);
-      luaL_setfuncs(L, method_sets[i], 1);
-    }
-    dlxl_set_elementwise_methods(L, state);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, DLXL_METHODS);
-    lua_pushvalue(L, -2);
-    lua_pushcclosure(L, tensor_index, 2);
-    lua_setfield(L, -2, "__index");
-  }
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &metatable_key);
   s->tensor_mt = lua_topointer(L, -1);

@@ -2,7 +2,9 @@
  * kernels at run time, through the CPU backend's table. */
 #include <limits.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/tables.h"
 
 static const dlx_backend *cpu_backend(void) { return dlx_backend_for(kDLCPU); }
 

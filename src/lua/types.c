@@ -1,5 +1,9 @@
 /* types.c -- dlx.type(v): which kind of dlx value v is, as io.type tells files. */
-#include "lua/binding.h"
+#include "lua/capsule.h"
+#include "lua/device.h"
+#include "lua/stream.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* type(v) -> "tensor", "closed tensor", "capsule", "device", "stream", or nil for any other
  * value. A consumed capsule is still a "capsule", a closed stream still a "stream". */

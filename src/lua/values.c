@@ -2,11 +2,18 @@
  * nested tables, and t:totable(). Elements cross in C through a host tensor of the "wide" dtype
  * of their kind (bool, int64, uint64, float64, complex128); the core casts from there. Complex
  * values are tables {re = x, im = y}. */
+#include "lua/values.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/binding.h"
+#include "lua/args.h"
+#include "lua/device.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* ---- scalars */
 
@@ -125,11 +132,10 @@ void *dlxl_hostdata(const dlx_tensor *t) {
 
 void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
                         dlx_memory memory) {
-  dlxl_tensor *u = lua_touserdata(L, idx), *out;
-  dlx_tensor view, made;
+  dlxl_tensor *u = lua_touserdata(L, idx);
+  dlx_tensor view;
   const dlx_tensor *wide = dlxl_getview(u, &view);
-  dlx_error err;
-  bool retried = false;
+  dlxl_result r;
   int rc;
   if (wide->dtype == dtype && dlx_device_equal(device, dlx_tensor_device(wide)) &&
       memory == DLX_MEMORY_DEFAULT) {
@@ -137,13 +143,11 @@ void dlxl_pushconverted(lua_State *L, int idx, dlx_dtype dtype, DLDevice device,
     dlxl_gcdebt(L, dlx_tensor_nbytes(wide));
     return;
   }
-  out = dlxl_newtensor(L, wide->ndim);
-  do rc = dlx_clone_as_memory(&made, wide, dtype, device, memory, &err);
-  while (dlxl_reclaim(L, rc, &retried, u));
+  dlxl_result_begin(L, &r, wide->ndim, u);
+  do rc = dlx_clone_as_memory(&r.made, wide, dtype, device, memory, &r.err);
+  while (dlxl_result_retry(L, &r, rc));
   dlxl_closetensor(u); /* the host copy goes now, whatever happened */
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
+  dlxl_result_push(L, &r, rc);
 }
 
 /* ---- dlx.core.tensor(data, dtype, device, usm) */
@@ -310,13 +314,10 @@ static void fill(lua_State *L, int idx, const nest *n, const dlx_tensor *host) {
 void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, dlx_memory memory) {
   nest n = {.ndim = 0, .kind = DLX_KIND_BOOL};
   DLDevice cpu = {kDLCPU, 0};
-  dlxl_tensor *host;
   dlx_tensor made;
   dlx_dtype dtype;
   dlx_error err;
   int64_t numel = 1;
-  bool retried = false;
-  int rc;
   idx = lua_absindex(L, idx);
   luaL_checkstack(L, DLX_MAX_NDIM + 8, "nested tensor data");
   walk(L, idx, &n);
@@ -329,11 +330,7 @@ void dlxl_pushdata(lua_State *L, int idx, int dtype_or_infer, DLDevice device, d
                "complex data cannot make a %s tensor (expected a "
                "complex dtype)",
                dlx_dtype_info_of(dtype)->name);
-  host = dlxl_newtensor(L, n.ndim);
-  do rc = dlx_tensor_empty(&made, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, &err);
-  while (dlxl_reclaim(L, rc, &retried, NULL));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, host, &made);
+  dlxl_pushempty(L, NULL, n.shape, n.ndim, dlx_wide_dtype(n.kind), cpu, DLX_MEMORY_DEFAULT, &made);
   fill(L, idx, &n, &made);
   dlxl_pushconverted(L, lua_gettop(L), dtype, device, memory);
 }
@@ -463,26 +460,23 @@ static int64_t empty_table_count(const dlx_tensor *t) {
 }
 
 static int tensor_totable(lua_State *L) {
-  dlx_tensor view, made;
+  dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
-  dlxl_tensor *host;
-  dlx_error err;
+  dlxl_result host;
   const char *at;
-  bool retried = false;
   int rc;
   if (dlx_tensor_numel(t) == 0 && empty_table_count(t) < 0)
     return dlxl_error(L, DLX_MEMORY_ERROR,
                       "totable of this empty tensor would make more than %lld nested tables",
                       (long long)MAX_EMPTY_TABLES);
-  host = dlxl_newtensor(L, t->ndim);
-  do rc = dlx_to_host_wide(&made, t, &err);
-  while (dlxl_reclaim(L, rc, &retried, lua_touserdata(L, 1)));
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, host, &made);
-  luaL_checkstack(L, made.ndim + 8, "nested tables");
-  at = dlxl_hostdata(&made);
-  push_level(L, &made, 0, &at);
-  dlxl_closetensor(host);
+  dlxl_result_begin(L, &host, t->ndim, lua_touserdata(L, 1));
+  do rc = dlx_to_host_wide(&host.made, t, &host.err);
+  while (dlxl_result_retry(L, &host, rc));
+  dlxl_result_set(L, &host, rc);
+  luaL_checkstack(L, host.made.ndim + 8, "nested tables");
+  at = dlxl_hostdata(&host.made);
+  push_level(L, &host.made, 0, &at);
+  dlxl_closetensor(host.u);
   return 1;
 }
 

@@ -1,6 +1,12 @@
 /* views.c -- tensor methods that make views (no copy; reshape copies when it must). Dims and
  * indices arrive 1-based, negative from the end, and go to the core 0-based. */
-#include "lua/binding.h"
+#include "lua/views.h"
+
+#include "lua/args.h"
+#include "lua/errors.h"
+#include "lua/result.h"
+#include "lua/tables.h"
+#include "lua/tensor.h"
 
 /* A 1-based or negative index into a dim of the given size, as a 0-based index. */
 static int64_t checkindex(lua_State *L, int idx, int32_t dim, int64_t size) {
@@ -19,11 +25,9 @@ static int tensor_view(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_view(&made, t, shape, ndim, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, ndim, NULL);
+  dlxl_result_set(L, &r, dlx_view(&r.made, t, shape, ndim, &r.err));
   return 1;
 }
 
@@ -33,21 +37,20 @@ static int tensor_reshape(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlxl_tensor *out = dlxl_newtensor(L, ndim), *copy;
-  dlx_tensor made, cloned;
-  dlx_error err;
-  int rc = dlx_view(&made, t, shape, ndim, &err);
+  dlxl_result r, copy;
+  int rc;
+  dlxl_result_begin(L, &r, ndim, NULL);
+  rc = dlx_view(&r.made, t, shape, ndim, &r.err);
   if (rc != 0 && !dlx_tensor_is_contiguous(t)) {
-    copy = dlxl_newtensor(L, t->ndim);
-    dlxl_check(L, dlx_clone_as(&cloned, t, t->dtype, dlx_tensor_device(t), &err), &err);
-    dlxl_settensor(L, copy, &cloned);
-    rc = dlx_view(&made, &cloned, shape, ndim, &err);
-    dlxl_closetensor(copy); /* the view holds its own reference */
+    dlxl_result_begin(L, &copy, t->ndim, NULL);
+    dlxl_result_set(L, &copy,
+                    dlx_clone_as(&copy.made, t, t->dtype, dlx_tensor_device(t), &copy.err));
+    rc = dlx_view(&r.made, &copy.made, shape, ndim, &r.err);
+    dlxl_closetensor(copy.u); /* the view holds its own reference */
     lua_pop(L, 1);
   }
-  dlxl_check(L, rc, &err);
-  dlxl_settensor(L, out, &made);
-  if (made.buffer != t->buffer) dlxl_gcdebt(L, dlx_tensor_nbytes(&made));
+  dlxl_result_set(L, &r, rc);
+  if (r.made.buffer != t->buffer) dlxl_gcdebt(L, dlx_tensor_nbytes(&r.made));
   return 1;
 }
 
@@ -58,9 +61,7 @@ static int tensor_permute(lua_State *L) {
   int32_t dims[DLX_MAX_NDIM];
   size_t count;
   uint64_t seen = 0;
-  dlxl_tensor *out;
-  dlx_tensor made;
-  dlx_error err;
+  dlxl_result r;
   if (lua_type(L, 2) != LUA_TTABLE)
     return dlxl_error(L, DLX_TYPE_ERROR,
                       "permute takes a table listing every dim, such as "
@@ -79,9 +80,8 @@ static int tensor_permute(lua_State *L) {
     seen |= UINT64_C(1) << dims[i];
     lua_pop(L, 1);
   }
-  out = dlxl_newtensor(L, t->ndim);
-  dlxl_check(L, dlx_permute(&made, t, dims, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_permute(&r.made, t, dims, &r.err));
   return 1;
 }
 
@@ -89,11 +89,9 @@ static int tensor_transpose(lua_State *L) {
   dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t d1 = dlxl_checkdim(L, 2, t->ndim), d2 = dlxl_checkdim(L, 3, t->ndim);
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_transpose(&made, t, d1, d2, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_transpose(&r.made, t, d1, d2, &r.err));
   return 1;
 }
 
@@ -125,17 +123,14 @@ static int tensor_slice(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   int64_t size = t->shape[dim], step = 1, first, last;
-  dlxl_tensor *out;
-  dlx_tensor made;
-  dlx_error err;
+  dlxl_result r;
   if (!lua_isnoneornil(L, 5)) step = (int64_t)dlxl_checkinteger(L, 5, "step");
   if (step == 0) return dlxl_error(L, DLX_VALUE_ERROR, "slice step must not be 0");
   first = position(L, 3, "first", size, step > 0 ? 1 : size);
   last = position(L, 4, "last", size, step > 0 ? size : 1);
   dlxl_clamp_range(size, &first, &last, &step);
-  out = dlxl_newtensor(L, t->ndim);
-  dlxl_check(L, dlx_slice(&made, t, dim, first - 1, last - 1, step, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_slice(&r.made, t, dim, first - 1, last - 1, step, &r.err));
   return 1;
 }
 
@@ -145,11 +140,9 @@ static int tensor_select(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   int64_t index = checkindex(L, 3, dim, t->shape[dim]);
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_select(&made, t, dim, index, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_select(&r.made, t, dim, index, &r.err));
   return 1;
 }
 
@@ -161,9 +154,7 @@ static int tensor_narrow(lua_State *L) {
   int64_t size = t->shape[dim];
   lua_Integer start = dlxl_checkinteger(L, 3, "start");
   lua_Integer length = dlxl_checkinteger(L, 4, "length");
-  dlxl_tensor *out;
-  dlx_tensor made;
-  dlx_error err;
+  dlxl_result r;
   if (start < 0) start += size + 1;
   if (start < 1 || start > size + 1)
     return dlxl_error(L, DLX_VALUE_ERROR,
@@ -176,9 +167,8 @@ static int tensor_narrow(lua_State *L) {
                       "elements from %lld",
                       (long long)length, (int)dim + 1, (long long)(size - (start - 1)),
                       (long long)start);
-  out = dlxl_newtensor(L, t->ndim);
-  dlxl_check(L, dlx_slice(&made, t, dim, start - 1, start - 2 + length, 1, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_slice(&r.made, t, dim, start - 1, start - 2 + length, 1, &r.err));
   return 1;
 }
 
@@ -187,11 +177,9 @@ static int tensor_squeeze(lua_State *L) {
   dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = lua_isnoneornil(L, 2) ? -1 : dlxl_checkdim(L, 2, t->ndim);
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_squeeze(&made, t, dim, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlxl_result_set(L, &r, dlx_squeeze(&r.made, t, dim, &r.err));
   return 1;
 }
 
@@ -200,18 +188,15 @@ static int tensor_unsqueeze(lua_State *L) {
   dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   lua_Integer dim = dlxl_checkinteger(L, 2, "dim"), count = t->ndim + 1;
-  dlxl_tensor *out;
-  dlx_tensor made;
-  dlx_error err;
+  dlxl_result r;
   if (dim < -count || dim > count || dim == 0)
     return dlxl_error(L, DLX_VALUE_ERROR,
                       "dim %lld out of range for unsqueeze of a %d-d tensor "
                       "(expected -%lld..%lld, not 0)",
                       (long long)dim, (int)t->ndim, (long long)count, (long long)count);
-  out = dlxl_newtensor(L, t->ndim + 1);
+  dlxl_result_begin(L, &r, t->ndim + 1, NULL);
   dim = dim > 0 ? dim - 1 : count + dim;
-  dlxl_check(L, dlx_unsqueeze(&made, t, (int32_t)dim, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result_set(L, &r, dlx_unsqueeze(&r.made, t, (int32_t)dim, &r.err));
   return 1;
 }
 
@@ -221,11 +206,9 @@ static int tensor_expand(lua_State *L) {
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlxl_tensor *out = dlxl_newtensor(L, ndim);
-  dlx_tensor made;
-  dlx_error err;
-  dlxl_check(L, dlx_expand(&made, t, shape, ndim, &err), &err);
-  dlxl_settensor(L, out, &made);
+  dlxl_result r;
+  dlxl_result_begin(L, &r, ndim, NULL);
+  dlxl_result_set(L, &r, dlx_expand(&r.made, t, shape, ndim, &r.err));
   return 1;
 }
 
@@ -234,19 +217,19 @@ static int tensor_flip(lua_State *L) {
   dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
-  dlxl_tensor *out = dlxl_newtensor(L, t->ndim);
-  dlx_tensor view, next;
-  dlx_error err;
+  dlxl_result r;
+  dlx_tensor next;
   int rc;
-  dlx_tensor_share(&view, t);
+  dlxl_result_begin(L, &r, t->ndim, NULL);
+  dlx_tensor_share(&r.made, t);
   for (int32_t d = 0; d < t->ndim; d++) {
     if (!(dims & (UINT64_C(1) << d))) continue;
-    rc = dlx_flip(&next, &view, d, &err);
-    dlx_tensor_close(&view);
-    dlxl_check(L, rc, &err);
-    view = next;
+    rc = dlx_flip(&next, &r.made, d, &r.err);
+    dlx_tensor_close(&r.made);
+    dlxl_check(L, rc, &r.err);
+    r.made = next;
   }
-  dlxl_settensor(L, out, &view);
+  dlxl_result_set(L, &r, 0);
   return 1;
 }
 

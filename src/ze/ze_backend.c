@@ -32,6 +32,7 @@ _Static_assert(sizeof(dlx_ze_copy_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_stat_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_dim_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_random_args) <= DLX_ZE_ARGS_SIZE &&
+                   sizeof(dlx_ze_multinomial_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_sort_args) <= DLX_ZE_ARGS_SIZE &&
                    sizeof(dlx_ze_index_args) <= DLX_ZE_ARGS_SIZE,
                "dlx_ze_device.args holds the largest argument block");
@@ -595,24 +596,66 @@ static int ze_elementwise(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand
 static int ze_fill_random(const dlx_tensor *dst, const dlx_random_request *r, dlx_error *err) {
   dlx_ze_device *dev = device_of(dst);
   dlx_ze_random_args a;
-  int wide = r->kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r->range) : dst->dtype == DLX_FLOAT64;
+  void *out = first_element(dst);
   int rc;
   memset(&a, 0, sizeof a);
   a.n = dlx_tensor_numel(dst);
   a.kind = r->kind;
   a.dtype = dst->dtype;
-  a.lanes = dlx_rng_lanes(wide);
+  a.lanes = r->lanes;
   a.bits = dlx_random_float_bits(dst->dtype);
   a.seed = r->seed;
   a.offset = r->offset;
   a.a = r->a;
   a.b = r->b;
+  a.has_a = r->ta != NULL;
+  a.has_b = r->tb != NULL;
   a.low = r->low;
   a.range = r->range;
-  pthread_mutex_lock(&dev->lock);
-  rc = dlx_ze_launch(dev, DLX_ZE_FILL_RANDOM, dlx_ze_groups_for((a.n + a.lanes - 1) / a.lanes), &a,
-                     sizeof a, (void *const[]){first_element(dst)}, 1, err);
-  pthread_mutex_unlock(&dev->lock);
+  {
+    /* a parameter not given: dst in its place, never read */
+    void *const ptrs[3] = {out, r->ta != NULL ? first_element(r->ta) : out,
+                           r->tb != NULL ? first_element(r->tb) : out};
+    pthread_mutex_lock(&dev->lock);
+    rc = dlx_ze_launch(dev, DLX_ZE_FILL_RANDOM, dlx_ze_groups_for((a.n + a.lanes - 1) / a.lanes),
+                       &a, sizeof a, ptrs, 3, err);
+    pthread_mutex_unlock(&dev->lock);
+  }
+  return rc;
+}
+
+/* A work-item per row, each with scratch of its own (the cdf, or the heap's keys). */
+static int ze_multinomial(const dlx_multinomial_request *r, dlx_error *err) {
+  const dlx_tensor *w = r->weights;
+  dlx_ze_device *dev = device_of(w);
+  int32_t id = w->buffer->device.device_id;
+  dlx_ze_multinomial_args a;
+  size_t scratch_bytes;
+  void *scratch;
+  int rc;
+  memset(&a, 0, sizeof a);
+  a.rows = w->shape[0];
+  a.k = w->shape[1];
+  a.n = r->n;
+  a.replacement = r->replacement;
+  a.is64 = w->dtype == DLX_FLOAT64;
+  a.seed = r->seed;
+  a.offset = r->offset;
+  if ((a.replacement ? a.k : a.n) > INT64_MAX / 8 / a.rows)
+    return dlx_fail(err, DLX_MEMORY_ERROR, "multinomial: scratch for %lld rows is too large",
+                    (long long)a.rows);
+  scratch_bytes = (size_t)(a.rows * (a.replacement ? a.k : a.n)) * 8;
+  scratch = ze_alloc(id, scratch_bytes > 0 ? scratch_bytes : 8, err);
+  if (scratch == NULL) return DLX_MEMORY_ERROR;
+  {
+    void *const ptrs[4] = {first_element(r->out), first_element(w), first_element(r->status),
+                           scratch};
+    pthread_mutex_lock(&dev->lock);
+    rc = dlx_ze_launch(dev, DLX_ZE_MULTINOMIAL, dlx_ze_groups_for(a.rows), &a, sizeof a, ptrs, 4,
+                       err);
+    pthread_mutex_unlock(&dev->lock);
+  }
+  ze_free(id, scratch, scratch_bytes > 0 ? scratch_bytes : 8);
   return rc;
 }
 
@@ -702,6 +745,7 @@ const dlx_backend dlx_ze_backend = {
     .stream = &dlx_ze_stream_ops,
     .refine_import = ze_refine_import,
     .fill_random = ze_fill_random,
+    .multinomial = ze_multinomial,
     .sort_rows = ze_sort_rows,
     .index_op = dlx_ze_index_op,
     .share_context = dlx_ze_share_context,

@@ -1,11 +1,18 @@
-/* check.h -- the few macros the C tests use. A test is a main() that returns check_failures. */
+/* check.h -- the few macros the C tests use. A test is a main() that returns check_failures.
+ * A test built from several files defines DLX_CHECK_SHARED in each, and the counters in one
+ * (int check_failures, check_count;), so that every file counts in the same two. */
 #ifndef DLX_TESTS_CHECK_H
 #define DLX_TESTS_CHECK_H
 
 #include <stdio.h>
 
+#ifdef DLX_CHECK_SHARED
+extern int check_failures;
+extern int check_count;
+#else
 static int check_failures = 0;
 static int check_count = 0;
+#endif
 
 #define CHECK(cond)                                                                                \
   do {                                                                                             \

@@ -1,13 +1,19 @@
-/* cuda_linalg_rules.c -- the CUDA backend's decompositions (src/cuda/linalg_plan.h: the solver
- * calls and dlx's own ops around them) run on the CPU, without a GPU: the solver is LAPACK
- * through LAPACKE, called as the plan calls cuSOLVER (getrf, getrs, potrf, geqrf, orgqr/ungqr,
- * gesvd, syevd/heevd, trtrs standing for trsm), with every matrix's leading dim and size checked
- * against its view. Each dlx.linalg function runs twice through the core, once with the CPU
- * backend's linalg entry and once with the plan, over random batches, sizes, dtypes, singular,
- * non positive definite, non-finite matrices and bad pivots; results must agree (within a
- * tolerance: gesvd is not the CPU's gesdd, and the batches go to LAPACK in other orders), errors
- * must be the same class and message. SVDs are compared by their singular values and by how well
- * U diag(S) V^H rebuilds A and U's columns are orthonormal. */
+/* cuda_linalg_rules.c -- the CUDA backend's decompositions (src/cuda/linalg_run.h and the plans
+ * it runs: the solver calls and dlx's own ops around them) run on the CPU, without a GPU: the
+ * solver is LAPACK through LAPACKE, called as the plan calls cuSOLVER and cuBLAS (getrf, getrs,
+ * potrf, geqrf, orgqr/ungqr, ormqr/unmqr, gesvd, syevd/heevd, geev, trtrs standing for trsm, and
+ * getrf, getrs and getri per matrix standing for cuBLAS's batched getrf, getrs and matinv), with
+ * every matrix's leading dim, size and pivot type checked against its view. Each dlx.linalg
+ * function runs twice through the core, once with the CPU backend's linalg entry and once with
+ * the plan, over random batches, sizes, dtypes, singular, non positive definite, non-finite
+ * matrices and bad pivots; results must agree (within a tolerance: gesvd is not the CPU's
+ * gesdd, lstsq's QR not its gelsd, and the batches go to LAPACK in other orders), errors must be
+ * the same class and message. SVDs are compared by their singular values and by how well
+ * U diag(S) V^H rebuilds A and U's columns are orthonormal. Half the cases run with a solver
+ * that has neither geev nor the batched routines (a cuSOLVER older than 11.7, no cuBLAS): the
+ * looped routines, and eig's DeviceError naming cusolverDnXgeev. lstsq of a matrix with a zero
+ * column (a zero row when wide) is the plan's LinAlgError where the CPU reports the lower rank;
+ * elsewhere the plan gives what the CPU gives but no singular values (an empty tensor). */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -18,11 +24,12 @@
 #include "check.h"
 #include "core/core.h"
 #include "core/linalg_decomp.h"
-#include "cuda/linalg_plan.h"
+#include "cuda/linalg_run.h"
 
 static dlx_backend rules_backend;
 static char case_name[200];
-static int solver_calls;
+static int solver_calls, geev_calls, ormqr_calls;
+static int batched_calls[3]; /* getrfBatched, getrsBatched, matinvBatched */
 
 /* ---- the solver: LAPACK on the CPU */
 
@@ -35,11 +42,17 @@ static void *nth(const dlx_tensor *t, int64_t i) {
   return (char *)first(t) + (size_t)(i * t->strides[0]) * item(t);
 }
 
-/* What the plan promises the solver: 3-d column-major views whose leading dim is their rows. */
+/* What the plan promises the solver: 3-d column-major views, their leading dim at least their
+ * rows, each matrix in its own part of the buffer. */
 static bool good_mats(const dlx_tensor *t) {
-  return t != NULL && t->ndim == 3 && t->strides[1] == 1 && t->strides[2] == t->shape[1] &&
-         t->strides[0] >= t->shape[1] * t->shape[2];
+  if (t == NULL || t->ndim != 3 || t->strides[1] != 1 || t->strides[2] < t->shape[1] ||
+      t->strides[0] < t->strides[2] * t->shape[2])
+    return false;
+  int64_t last = t->offset + (t->shape[0] - 1) * t->strides[0] + (t->shape[2] - 1) * t->strides[2];
+  return (size_t)(last + t->shape[1]) * item(t) <= t->buffer->nbytes;
 }
+/* The leading dim LAPACK is given. */
+static int ld(const dlx_tensor *t) { return (int)t->strides[2]; }
 
 #define BY_TYPE(t, s, d, c, z)                                                                     \
   ((t) == DLX_FLOAT32 ? (s) : (t) == DLX_FLOAT64 ? (d) : (t) == DLX_COMPLEX64 ? (c) : (z))
@@ -50,7 +63,7 @@ static int lapack_failed(const char *what, lapack_int info, dlx_error *err) {
 
 static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32_t *info,
                    dlx_error *err) {
-  int m = (int)a->shape[1], n = (int)a->shape[2], mn = m < n ? m : n;
+  int m = (int)a->shape[1], n = (int)a->shape[2], mn = m < n ? m : n, lda = ld(a);
   lapack_int piv[64];
   (void)ctx;
   solver_calls++;
@@ -58,10 +71,10 @@ static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i);
     dlx_dtype t = a->dtype;
-    lapack_int r = BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv),
-                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, m, piv));
+    lapack_int r = BY_TYPE(t, LAPACKE_sgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv),
+                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, m, n, p, lda, piv));
     if (r < 0) return lapack_failed("getrf", r, err);
     if (info != NULL) info[i] = r;
     for (int q = 0; q < mn; q++) ((int64_t *)nth(ipiv, i))[q] = piv[q];
@@ -69,29 +82,35 @@ static int h_getrf(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32
   return 0;
 }
 
+/* getrs of matrix i with pivots piv (LAPACK's) */
+static lapack_int getrs_one(const dlx_tensor *a, const lapack_int *piv, const dlx_tensor *b,
+                            int64_t i) {
+  int n = (int)a->shape[1], k = (int)b->shape[2], lda = ld(a), ldb = ld(b);
+  void *p = nth(a, i), *x = nth(b, i);
+  return BY_TYPE(a->dtype, LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, lda, piv, x, ldb),
+                 LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, lda, piv, x, ldb),
+                 LAPACKE_cgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, lda, piv, x, ldb),
+                 LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, lda, piv, x, ldb));
+}
+
 static int h_getrs(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, const dlx_tensor *b,
                    dlx_error *err) {
-  int n = (int)a->shape[1], k = (int)b->shape[2];
+  int n = (int)a->shape[1];
   lapack_int piv[64];
   (void)ctx;
   solver_calls++;
   CHECK(good_mats(a) && good_mats(b) && a->shape[2] == n && b->shape[1] == n);
-  CHECK(a->shape[0] == b->shape[0] && ipiv->shape[0] == a->shape[0]);
+  CHECK(a->shape[0] == b->shape[0] && ipiv->shape[0] == a->shape[0] && ipiv->dtype == DLX_INT64);
   for (int64_t i = 0; i < a->shape[0]; i++) {
-    void *p = nth(a, i), *x = nth(b, i);
-    dlx_dtype t = a->dtype;
     for (int q = 0; q < n; q++) piv[q] = (lapack_int)((const int64_t *)nth(ipiv, i))[q];
-    lapack_int r = BY_TYPE(t, LAPACKE_sgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, n, piv, x, n),
-                           LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, n, piv, x, n),
-                           LAPACKE_cgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, n, piv, x, n),
-                           LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', n, k, p, n, piv, x, n));
+    lapack_int r = getrs_one(a, piv, b, i);
     if (r < 0) return lapack_failed("getrs", r, err);
   }
   return 0;
 }
 
 static int h_potrf(void *ctx, bool upper, const dlx_tensor *a, int32_t *info, dlx_error *err) {
-  int n = (int)a->shape[1];
+  int n = (int)a->shape[1], lda = ld(a);
   char uplo = upper ? 'U' : 'L';
   (void)ctx;
   solver_calls++;
@@ -99,10 +118,10 @@ static int h_potrf(void *ctx, bool upper, const dlx_tensor *a, int32_t *info, dl
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i);
     dlx_dtype t = a->dtype;
-    lapack_int r = BY_TYPE(t, LAPACKE_spotrf(LAPACK_COL_MAJOR, uplo, n, p, n),
-                           LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, p, n),
-                           LAPACKE_cpotrf(LAPACK_COL_MAJOR, uplo, n, p, n),
-                           LAPACKE_zpotrf(LAPACK_COL_MAJOR, uplo, n, p, n));
+    lapack_int r = BY_TYPE(t, LAPACKE_spotrf(LAPACK_COL_MAJOR, uplo, n, p, lda),
+                           LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, p, lda),
+                           LAPACKE_cpotrf(LAPACK_COL_MAJOR, uplo, n, p, lda),
+                           LAPACKE_zpotrf(LAPACK_COL_MAJOR, uplo, n, p, lda));
     if (r < 0) return lapack_failed("potrf", r, err);
     info[i] = r;
   }
@@ -110,17 +129,17 @@ static int h_potrf(void *ctx, bool upper, const dlx_tensor *a, int32_t *info, dl
 }
 
 static int h_geqrf(void *ctx, const dlx_tensor *a, const dlx_tensor *tau, dlx_error *err) {
-  int m = (int)a->shape[1], n = (int)a->shape[2];
+  int m = (int)a->shape[1], n = (int)a->shape[2], lda = ld(a);
   (void)ctx;
   solver_calls++;
   CHECK(good_mats(a) && tau->ndim == 2 && tau->shape[1] == (m < n ? m : n));
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i), *t = nth(tau, i);
     dlx_dtype d = a->dtype;
-    lapack_int r = BY_TYPE(d, LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, p, m, t),
-                           LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, p, m, t),
-                           LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, p, m, t),
-                           LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, p, m, t));
+    lapack_int r = BY_TYPE(d, LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, p, lda, t),
+                           LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, p, lda, t),
+                           LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, p, lda, t),
+                           LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, p, lda, t));
     if (r < 0) return lapack_failed("geqrf", r, err);
   }
   return 0;
@@ -128,7 +147,7 @@ static int h_geqrf(void *ctx, const dlx_tensor *a, const dlx_tensor *tau, dlx_er
 
 static int h_orgqr(void *ctx, int64_t k, const dlx_tensor *q, const dlx_tensor *tau,
                    dlx_error *err) {
-  int m = (int)q->shape[1], cols = (int)q->shape[2];
+  int m = (int)q->shape[1], cols = (int)q->shape[2], lda = ld(q);
   (void)ctx;
   solver_calls++;
   CHECK(good_mats(q) && k <= cols && cols <= m && tau->shape[1] >= k);
@@ -136,18 +155,41 @@ static int h_orgqr(void *ctx, int64_t k, const dlx_tensor *q, const dlx_tensor *
     void *p = nth(q, i), *t = nth(tau, i);
     dlx_dtype d = q->dtype;
     int kk = (int)k;
-    lapack_int r = BY_TYPE(d, LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, cols, kk, p, m, t),
-                           LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, cols, kk, p, m, t),
-                           LAPACKE_cungqr(LAPACK_COL_MAJOR, m, cols, kk, p, m, t),
-                           LAPACKE_zungqr(LAPACK_COL_MAJOR, m, cols, kk, p, m, t));
+    lapack_int r = BY_TYPE(d, LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, cols, kk, p, lda, t),
+                           LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, cols, kk, p, lda, t),
+                           LAPACKE_cungqr(LAPACK_COL_MAJOR, m, cols, kk, p, lda, t),
+                           LAPACKE_zungqr(LAPACK_COL_MAJOR, m, cols, kk, p, lda, t));
     if (r < 0) return lapack_failed("orgqr", r, err);
+  }
+  return 0;
+}
+
+static int h_ormqr(void *ctx, bool adjoint, const dlx_tensor *q, const dlx_tensor *tau,
+                   const dlx_tensor *c, dlx_error *err) {
+  int m = (int)c->shape[1], cols = (int)c->shape[2], k = (int)q->shape[2];
+  int lda = ld(q), ldc = ld(c);
+  bool cx = q->dtype == DLX_COMPLEX64 || q->dtype == DLX_COMPLEX128;
+  char trans = !adjoint ? 'N' : cx ? 'C' : 'T';
+  (void)ctx;
+  solver_calls++;
+  ormqr_calls++;
+  CHECK(good_mats(q) && good_mats(c) && q->shape[1] == m && k <= m && tau->shape[1] >= k);
+  CHECK(q->shape[0] == c->shape[0] && tau->shape[0] == c->shape[0] && c->dtype == q->dtype);
+  for (int64_t i = 0; i < q->shape[0]; i++) {
+    void *p = nth(q, i), *t = nth(tau, i), *x = nth(c, i);
+    lapack_int r = BY_TYPE(
+        q->dtype, LAPACKE_sormqr(LAPACK_COL_MAJOR, 'L', trans, m, cols, k, p, lda, t, x, ldc),
+        LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', trans, m, cols, k, p, lda, t, x, ldc),
+        LAPACKE_cunmqr(LAPACK_COL_MAJOR, 'L', trans, m, cols, k, p, lda, t, x, ldc),
+        LAPACKE_zunmqr(LAPACK_COL_MAJOR, 'L', trans, m, cols, k, p, lda, t, x, ldc));
+    if (r < 0) return lapack_failed("ormqr", r, err);
   }
   return 0;
 }
 
 static int h_gesvd(void *ctx, char job, const dlx_tensor *a, const dlx_tensor *s,
                    const dlx_tensor *u, const dlx_tensor *vt, int32_t *info, dlx_error *err) {
-  int m = (int)a->shape[1], n = (int)a->shape[2];
+  int m = (int)a->shape[1], n = (int)a->shape[2], lda = ld(a);
   double superb[128];
   (void)ctx;
   solver_calls++;
@@ -161,16 +203,16 @@ static int h_gesvd(void *ctx, char job, const dlx_tensor *a, const dlx_tensor *s
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i), *sv = nth(s, i);
     void *pu = job == 'N' ? superb : nth(u, i), *pv = job == 'N' ? superb : nth(vt, i);
-    int ldu = job == 'N' ? 1 : m, ldv = job == 'N' ? 1 : n;
+    int ldu = job == 'N' ? 1 : ld(u), ldv = job == 'N' ? 1 : ld(vt);
     dlx_dtype d = a->dtype;
     lapack_int r = BY_TYPE(
         d,
-        LAPACKE_sgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, m, sv, pu, ldu, pv, ldv,
+        LAPACKE_sgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, lda, sv, pu, ldu, pv, ldv,
                        (void *)superb),
-        LAPACKE_dgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, m, sv, pu, ldu, pv, ldv, superb),
-        LAPACKE_cgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, m, sv, pu, ldu, pv, ldv,
+        LAPACKE_dgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, lda, sv, pu, ldu, pv, ldv, superb),
+        LAPACKE_cgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, lda, sv, pu, ldu, pv, ldv,
                        (void *)superb),
-        LAPACKE_zgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, m, sv, pu, ldu, pv, ldv, superb));
+        LAPACKE_zgesvd(LAPACK_COL_MAJOR, job, job, m, n, p, lda, sv, pu, ldu, pv, ldv, superb));
     if (r < 0) return lapack_failed("gesvd", r, err);
     info[i] = r;
   }
@@ -179,7 +221,7 @@ static int h_gesvd(void *ctx, char job, const dlx_tensor *a, const dlx_tensor *s
 
 static int h_syevd(void *ctx, bool vectors, bool upper, const dlx_tensor *a, const dlx_tensor *w,
                    int32_t *info, dlx_error *err) {
-  int n = (int)a->shape[1];
+  int n = (int)a->shape[1], lda = ld(a);
   char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
   (void)ctx;
   solver_calls++;
@@ -187,42 +229,171 @@ static int h_syevd(void *ctx, bool vectors, bool upper, const dlx_tensor *a, con
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i), *ev = nth(w, i);
     dlx_dtype d = a->dtype;
-    lapack_int r = BY_TYPE(d, LAPACKE_ssyevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, n, ev),
-                           LAPACKE_dsyevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, n, ev),
-                           LAPACKE_cheevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, n, ev),
-                           LAPACKE_zheevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, n, ev));
+    lapack_int r = BY_TYPE(d, LAPACKE_ssyevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, lda, ev),
+                           LAPACKE_dsyevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, lda, ev),
+                           LAPACKE_cheevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, lda, ev),
+                           LAPACKE_zheevd(LAPACK_COL_MAJOR, jobz, uplo, n, p, lda, ev));
     if (r < 0) return lapack_failed("syevd", r, err);
     info[i] = r;
   }
   return 0;
 }
 
-static int h_trsm(void *ctx, bool upper, bool unit, const dlx_tensor *a, const dlx_tensor *b,
-                  dlx_error *err) {
-  int n = (int)a->shape[1], k = (int)b->shape[2];
-  char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N';
+/* geev as cusolverDnXgeev with every data type the matrix's: a real w holds 2n reals. */
+static int h_geev(void *ctx, const dlx_tensor *a, const dlx_tensor *w, const dlx_tensor *v,
+                  int32_t *info, dlx_error *err) {
+  int n = (int)a->shape[1], lda = ld(a), ldv = v != NULL ? ld(v) : 1;
+  char jobvr = v != NULL ? 'V' : 'N';
+  bool cx = a->dtype == DLX_COMPLEX64 || a->dtype == DLX_COMPLEX128;
   (void)ctx;
   solver_calls++;
-  CHECK(good_mats(a) && good_mats(b) && b->shape[1] == n && a->shape[0] == b->shape[0]);
+  geev_calls++;
+  CHECK(good_mats(a) && a->shape[2] == n && info != NULL && w->dtype == a->dtype);
+  CHECK(w->ndim == 2 && w->shape[0] == a->shape[0] && w->shape[1] == (cx ? n : 2 * n));
+  if (v != NULL)
+    CHECK(good_mats(v) && v->shape[1] == n && v->shape[2] == n && v->dtype == a->dtype);
+  for (int64_t i = 0; i < a->shape[0]; i++) {
+    char *p = nth(a, i), *wr = nth(w, i), *wi = wr + (size_t)n * item(w);
+    void *vr = v != NULL ? nth(v, i) : NULL;
+    lapack_int r = BY_TYPE(a->dtype,
+                           LAPACKE_sgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, (void *)p, lda,
+                                         (void *)wr, (void *)wi, NULL, 1, vr, ldv),
+                           LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, (void *)p, lda,
+                                         (void *)wr, (void *)wi, NULL, 1, vr, ldv),
+                           LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, (void *)p, lda,
+                                         (void *)wr, NULL, 1, vr, ldv),
+                           LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, (void *)p, lda,
+                                         (void *)wr, NULL, 1, vr, ldv));
+    if (r < 0) return lapack_failed("geev", r, err);
+    info[i] = r;
+  }
+  return 0;
+}
+
+static int h_trsm(void *ctx, bool upper, bool adjoint, bool unit, const dlx_tensor *a,
+                  const dlx_tensor *b, dlx_error *err) {
+  int n = (int)a->shape[1], k = (int)b->shape[2], lda = ld(a), ldb = ld(b);
+  bool cx = a->dtype == DLX_COMPLEX64 || a->dtype == DLX_COMPLEX128;
+  char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N', tr = !adjoint ? 'N' : cx ? 'C' : 'T';
+  (void)ctx;
+  solver_calls++;
+  CHECK(good_mats(a) && good_mats(b) && a->shape[2] == n && b->shape[1] == n);
+  CHECK(a->shape[0] == b->shape[0]);
   for (int64_t i = 0; i < a->shape[0]; i++) {
     void *p = nth(a, i), *x = nth(b, i);
     dlx_dtype d = a->dtype;
-    lapack_int r = BY_TYPE(d, LAPACKE_strtrs(LAPACK_COL_MAJOR, uplo, 'N', diag, n, k, p, n, x, n),
-                           LAPACKE_dtrtrs(LAPACK_COL_MAJOR, uplo, 'N', diag, n, k, p, n, x, n),
-                           LAPACKE_ctrtrs(LAPACK_COL_MAJOR, uplo, 'N', diag, n, k, p, n, x, n),
-                           LAPACKE_ztrtrs(LAPACK_COL_MAJOR, uplo, 'N', diag, n, k, p, n, x, n));
+    lapack_int r =
+        BY_TYPE(d, LAPACKE_strtrs(LAPACK_COL_MAJOR, uplo, tr, diag, n, k, p, lda, x, ldb),
+                LAPACKE_dtrtrs(LAPACK_COL_MAJOR, uplo, tr, diag, n, k, p, lda, x, ldb),
+                LAPACKE_ctrtrs(LAPACK_COL_MAJOR, uplo, tr, diag, n, k, p, lda, x, ldb),
+                LAPACKE_ztrtrs(LAPACK_COL_MAJOR, uplo, tr, diag, n, k, p, lda, x, ldb));
     if (r < 0) return lapack_failed("trsm", r, err);
     CHECK(r == 0); /* the plan checked the diagonal first */
   }
   return 0;
 }
 
-static const dlx_cuda_solver host_solver = {NULL,    h_getrf, h_getrs, h_potrf, h_geqrf,
-                                            h_orgqr, h_gesvd, h_syevd, h_trsm};
+/* cuBLAS's batched routines take what the plan gives them only for 2 or more square matrices
+ * up to its threshold, pivots int32 [count, n] one row after the other. */
+static void check_batched(int which, const dlx_tensor *a, const dlx_tensor *ipiv) {
+  int64_t n = a->shape[1];
+  batched_calls[which]++;
+  CHECK(good_mats(a) && a->shape[2] == n && a->shape[0] > 1 && n <= DLX_CUDA_LP_BATCHED_LU);
+  if (ipiv != NULL)
+    CHECK(ipiv->dtype == DLX_INT32 && ipiv->ndim == 2 && ipiv->shape[0] == a->shape[0] &&
+          ipiv->shape[1] == n && ipiv->strides[0] == n && ipiv->strides[1] == 1);
+}
+
+static int h_getrf_batched(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv, int32_t *info,
+                           dlx_error *err) {
+  int n = (int)a->shape[1], lda = ld(a);
+  lapack_int piv[64];
+  (void)ctx;
+  check_batched(0, a, ipiv);
+  for (int64_t i = 0; i < a->shape[0]; i++) {
+    void *p = nth(a, i);
+    lapack_int r = BY_TYPE(a->dtype, LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
+                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
+                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv),
+                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, p, lda, piv));
+    if (r < 0) return lapack_failed("getrfBatched", r, err);
+    if (info != NULL) info[i] = r;
+    for (int q = 0; q < n; q++) ((int32_t *)nth(ipiv, i))[q] = (int32_t)piv[q];
+  }
+  return 0;
+}
+
+static int h_getrs_batched(void *ctx, const dlx_tensor *a, const dlx_tensor *ipiv,
+                           const dlx_tensor *b, dlx_error *err) {
+  int n = (int)a->shape[1];
+  lapack_int piv[64];
+  (void)ctx;
+  check_batched(1, a, ipiv);
+  CHECK(good_mats(b) && b->shape[0] == a->shape[0] && b->shape[1] == n);
+  for (int64_t i = 0; i < a->shape[0]; i++) {
+    for (int q = 0; q < n; q++) piv[q] = ((const int32_t *)nth(ipiv, i))[q];
+    lapack_int r = getrs_one(a, piv, b, i);
+    if (r < 0) return lapack_failed("getrsBatched", r, err);
+  }
+  return 0;
+}
+
+/* matinvBatched: getrf and getri of a copy in out, a left as it was. */
+static int h_matinv_batched(void *ctx, const dlx_tensor *a, const dlx_tensor *out, int32_t *info,
+                            dlx_error *err) {
+  int n = (int)a->shape[1], ldo = ld(out);
+  lapack_int piv[64];
+  (void)ctx;
+  check_batched(2, a, NULL);
+  CHECK(n < DLX_CUDA_LP_MATINV && info != NULL && good_mats(out) && out->shape[1] == n &&
+        out->shape[2] == n && out->shape[0] == a->shape[0]);
+  for (int64_t i = 0; i < a->shape[0]; i++) {
+    char *p = nth(out, i);
+    for (int c = 0; c < n; c++)
+      memcpy(p + (size_t)c * (size_t)ldo * item(a),
+             (char *)nth(a, i) + (size_t)(c * ld(a)) * item(a), (size_t)n * item(a));
+    lapack_int r = BY_TYPE(a->dtype, LAPACKE_sgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
+                           LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
+                           LAPACKE_cgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv),
+                           LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, (void *)p, ldo, piv));
+    if (r == 0)
+      r = BY_TYPE(a->dtype, LAPACKE_sgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv),
+                  LAPACKE_dgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv),
+                  LAPACKE_cgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv),
+                  LAPACKE_zgetri(LAPACK_COL_MAJOR, n, (void *)p, ldo, piv));
+    if (r < 0) return lapack_failed("matinvBatched", r, err);
+    info[i] = r;
+  }
+  return 0;
+}
+
+/* Every routine (a CUDA 13 machine), and only the looped ones (no geev, no cuBLAS). */
+static const dlx_cuda_solver full_solver = {.getrf = h_getrf,
+                                            .getrs = h_getrs,
+                                            .potrf = h_potrf,
+                                            .geqrf = h_geqrf,
+                                            .orgqr = h_orgqr,
+                                            .ormqr = h_ormqr,
+                                            .gesvd = h_gesvd,
+                                            .syevd = h_syevd,
+                                            .geev = h_geev,
+                                            .trsm = h_trsm,
+                                            .getrf_batched = h_getrf_batched,
+                                            .getrs_batched = h_getrs_batched,
+                                            .matinv_batched = h_matinv_batched};
+static const dlx_cuda_solver plain_solver = {.getrf = h_getrf,
+                                             .getrs = h_getrs,
+                                             .potrf = h_potrf,
+                                             .geqrf = h_geqrf,
+                                             .orgqr = h_orgqr,
+                                             .ormqr = h_ormqr,
+                                             .gesvd = h_gesvd,
+                                             .syevd = h_syevd,
+                                             .trsm = h_trsm};
+static const dlx_cuda_solver *solver = &full_solver;
 
 static int rules_linalg(dlx_linalg_request *r, dlx_error *err) {
-  if (r->op == DLX_LINALG_EIG || r->op == DLX_LINALG_LSTSQ) return dlx_cpu_backend.linalg(r, err);
-  return dlx_cuda_linalg_run(r, &host_solver, err);
+  return dlx_cuda_linalg_run(r, solver, err);
 }
 
 /* ---- random inputs */
@@ -396,124 +567,226 @@ static void check_svd(const dlx_tensor *u, const dlx_tensor *s, const dlx_tensor
 
 /* ---- the cases */
 
+enum {
+  SOLVE,
+  INV,
+  DET,
+  SLOGDET,
+  CHOLESKY,
+  QR,
+  SVD,
+  EIGH,
+  LU_FACTOR,
+  LU,
+  LU_SOLVE,
+  TRIANGULAR,
+  SVDVALS,
+  EIG,
+  EIGVALS,
+  LSTSQ,
+  NUM_OPS
+};
+static const char *const names[NUM_OPS] = {
+    "solve", "inv",     "det",       "slogdet", "cholesky",         "qr",
+    "svd",   "eigh",    "lu_factor", "lu",      "solve_triangular", "svdvals",
+    "eig",   "eigvals", "lstsq"};
+
+/* One case's choices. */
+typedef struct pick {
+  int op;
+  dlx_dtype d;
+  int64_t m, n, k;
+  enum kind kind;
+  bool flag, flag2, left, vector_b;
+} pick;
+
+/* Zeroes column j (row j when the matrices are wide) of t's last matrix: its R has an exact zero
+ * on the diagonal, on either lstsq route. */
+static void zero_line(const dlx_tensor *t, int64_t rows, int64_t cols) {
+  int64_t count = dlx_tensor_numel(t) / (rows * cols), j = below(rows < cols ? rows : cols);
+  char *base = (char *)first(t) + (size_t)((count - 1) * rows * cols) * item(t);
+  for (int64_t i = 0; i < (rows < cols ? cols : rows); i++) {
+    int64_t at = rows >= cols ? i * cols + j : j * cols + i; /* C-contiguous */
+    memset(base + (size_t)at * item(t), 0, item(t));
+  }
+}
+
+static void make_inputs(const pick *p, dlx_tensor a[2], dlx_tensor b[2], const int64_t *batch,
+                        int32_t nb) {
+  make(&a[0], p->d, batch, nb, p->m, p->n,
+       p->kind == SINGULAR && p->op == LSTSQ ? DOMINANT : p->kind);
+  if (p->kind == SINGULAR && p->op == LSTSQ) zero_line(&a[0], p->m, p->n);
+  twin(&a[1], &a[0]);
+  if (p->op == TRIANGULAR && !p->left)
+    make(&b[0], p->d, batch, nb, p->k, p->n, GENERAL);
+  else if (p->vector_b) { /* (m,) */
+    make(&b[0], p->d, batch, 0, 1, p->m, GENERAL);
+    b[0].ndim = 1;
+    b[0].shape[0] = p->m;
+    b[0].strides[0] = 1;
+  } else
+    make(&b[0], p->d, batch, nb, p->op == LSTSQ ? p->m : p->n, p->k, GENERAL);
+  twin(&b[1], &b[0]);
+}
+
+static int run_op(const pick *p, dlx_tensor *a, dlx_tensor *b, dlx_tensor *o, dlx_error *e,
+                  bool cpu) {
+  switch (p->op) {
+  case SOLVE:
+    return dlx_linalg_solve(&o[0], a, b, e);
+  case INV:
+    return dlx_linalg_inv(&o[0], a, e);
+  case DET:
+    return dlx_linalg_det(&o[0], a, e);
+  case SLOGDET:
+    return dlx_linalg_slogdet(&o[0], &o[1], a, e);
+  case CHOLESKY:
+    return dlx_linalg_cholesky(&o[0], a, p->flag, e);
+  case QR:
+    return dlx_linalg_qr(&o[0], &o[1], a,
+                         p->flag    ? DLX_QR_COMPLETE
+                         : p->flag2 ? DLX_QR_R
+                                    : DLX_QR_REDUCED,
+                         e);
+  case SVD:
+    return dlx_linalg_svd(&o[0], &o[1], &o[2], a, p->flag, e);
+  case SVDVALS:
+    return dlx_linalg_svd(NULL, &o[1], NULL, a, false, e);
+  case EIGH:
+    return dlx_linalg_eigh(&o[0], p->flag2 ? &o[1] : NULL, a, p->flag, e);
+  case EIG:
+  case EIGVALS:
+    return dlx_linalg_eig(&o[0], p->op == EIG ? &o[1] : NULL, a, e);
+  case LSTSQ:
+    return dlx_linalg_lstsq(&o[0], &o[1], &o[2], &o[3], a, b,
+                            p->flag && p->kind != SINGULAR ? 0 : -1, e);
+  case LU_FACTOR:
+    return dlx_linalg_lu_factor(&o[0], &o[1], a, e);
+  case LU:
+    return dlx_linalg_lu(&o[0], &o[1], &o[2], a, e);
+  case LU_SOLVE: { /* with the CPU's factors, pivots made bad now and then */
+    dlx_tensor lu, piv, lut, pivt;
+    int rc;
+    CHECK(dlx_linalg_lu_factor(&lu, &piv, a, NULL) == 0);
+    if (p->flag && p->flag2 && dlx_tensor_numel(&piv) > 0)
+      ((int64_t *)piv.buffer->data)[0] = p->n + 1;
+    twin(&lut, &lu);
+    twin(&pivt, &piv);
+    rc = dlx_linalg_lu_solve(&o[0], cpu ? &lu : &lut, cpu ? &piv : &pivt, b, e);
+    dlx_tensor_close(&lu);
+    dlx_tensor_close(&piv);
+    dlx_tensor_close(&lut);
+    dlx_tensor_close(&pivt);
+    return rc;
+  }
+  default: /* solve_triangular: a's lower or upper triangle, sometimes with a zero pivot */
+    return dlx_linalg_solve_triangular(&o[0], a, b, p->flag, p->left, p->flag2, e);
+  }
+}
+
+/* The min(m, n) ranks of lstsq's last batch element (the CPU's, for a zero line) is less. */
+static int64_t last_rank(const dlx_tensor *rank) {
+  int64_t count;
+  double *v = values(rank, &count);
+  int64_t r = count > 0 ? (int64_t)v[2 * (count - 1)] : -1;
+  free(v);
+  return r;
+}
+
+/* lstsq where the plan takes a matrix as rank-deficient (a zero line): its LinAlgError, where
+ * the CPU gives the lower rank. */
+static void check_rank_deficient(const pick *p, int32_t nb, const int *rc, const dlx_error *e,
+                                 dlx_tensor o[2][4]) {
+  CHECK_EQ_INT(rc[0], 0);
+  CHECK_EQ_INT(rc[1], DLX_LINALG_ERROR);
+  if (rc[0] == 0) CHECK(last_rank(&o[0][2]) < (p->m < p->n ? p->m : p->n));
+  if (rc[1] != DLX_LINALG_ERROR) return;
+  CHECK(strstr(e[1].message, "does not have full rank") != NULL);
+  CHECK(strstr(e[1].message, "linalg.lstsq:") == e[1].message);
+  if (nb > 0) CHECK(strstr(e[1].message, "(Batch element ") != NULL);
+}
+
+static void compare(const pick *p, dlx_tensor o[2][4], const dlx_tensor *a) {
+  dlx_dtype d = p->d;
+  if (p->op == SVD) {
+    close_enough("S", &o[0][1], &o[1][1], d);
+    if (p->kind != NONFINITE) check_svd(&o[1][0], &o[1][1], &o[1][2], a, d);
+    return;
+  }
+  if (p->op == EIGH && p->flag2) { /* eigenvectors: up to a sign or phase per column */
+    close_enough("w", &o[0][0], &o[1][0], d);
+    return;
+  }
+  if (p->op == LSTSQ) { /* no singular values on the QR route: an empty tensor */
+    CHECK(o[1][3].ndim == 1 && o[1][3].shape[0] == 0 && o[1][3].dtype == o[0][3].dtype);
+  }
+  for (int i = 0; i < 3; i++)
+    if (o[0][i].buffer != NULL && (dlx_tensor_numel(&o[0][i]) > 0 || p->op == LSTSQ))
+      close_enough(i == 0   ? "the first result"
+                   : i == 1 ? "the second"
+                            : "the third",
+                   &o[0][i], &o[1][i], d);
+}
+
+static pick pick_case(void) {
+  pick p;
+  memset(&p, 0, sizeof p);
+  p.d = dtypes[below(4)];
+  p.op = (int)below(NUM_OPS);
+  p.n = 1 + below(6), p.m = 1 + below(6), p.k = 1 + below(3);
+  p.kind = DOMINANT;
+  int kind = (int)below(10);
+  if (kind == 0) p.kind = SINGULAR;
+  if (kind == 1) p.kind = NONFINITE;
+  if (kind == 2 && p.op != LSTSQ) p.kind = GENERAL;
+  if (p.op == CHOLESKY && kind > 2) p.kind = below(4) ? SPD : GENERAL; /* often positive definite */
+  if (p.op == EIGH && kind > 1) p.kind = HERMITIAN;
+  if (p.op != QR && p.op != SVD && p.op != LU && p.op != SVDVALS && p.op != LU_FACTOR &&
+      p.op != LSTSQ)
+    p.m = p.n;
+  if (p.op == INV && below(8) == 0) p.m = p.n = 31 + below(4); /* matinv's limit, getrs's route */
+  p.flag = below(2) == 0, p.flag2 = below(2) == 0;
+  p.left = below(3) != 0; /* solve_triangular: X A = B with left false, B then k x n */
+  p.vector_b = p.op == LSTSQ && below(4) == 0;
+  return p;
+}
+
 static void one_case(int iteration) {
-  dlx_dtype d = dtypes[below(4)];
   int64_t batch[2] = {1 + below(3), 1 + below(2)};
   int32_t nb = (int32_t)below(3);
-  int64_t n = 1 + below(6), m = 1 + below(6), k = 1 + below(3);
-  int op = (int)below(13);
-  dlx_tensor a[2], b[2], o[2][3];
+  pick p = pick_case();
+  dlx_tensor a[2], b[2], o[2][4];
   dlx_error e[2];
   int rc[2];
-  enum kind kind = DOMINANT;
-  static const char *const names[] = {
-      "solve", "inv",       "det", "slogdet",  "cholesky",         "qr",     "svd",
-      "eigh",  "lu_factor", "lu",  "lu_solve", "solve_triangular", "svdvals"};
-  int pick = (int)below(10);
-  if (pick == 0) kind = SINGULAR;
-  if (pick == 1) kind = NONFINITE;
-  if (pick == 2) kind = GENERAL;
-  if (op == 4 && pick > 2) kind = below(4) ? SPD : GENERAL; /* cholesky: often positive definite */
-  if (op == 7 && pick > 1) kind = HERMITIAN;
-  bool square = op != 5 && op != 6 && op != 9 && op != 12 && op != 8;
-  if (square) m = n;
-  make(&a[0], d, batch, nb, m, n, kind);
-  twin(&a[1], &a[0]);
-  bool left = below(3) != 0; /* solve_triangular: X A = B with left false, B then k x n */
-  if (op == 11 && !left)
-    make(&b[0], d, batch, nb, k, n, GENERAL);
-  else
-    make(&b[0], d, batch, nb, n, k, GENERAL);
-  twin(&b[1], &b[0]);
-  bool flag = below(2) == 0, flag2 = below(2) == 0;
-  snprintf(case_name, sizeof case_name, "case %d: %s, %s, %d batch dims, %lld x %lld, kind %d%s%s",
-           iteration, names[op], dlx_dtype_info_of(d)->name, (int)nb, (long long)m, (long long)n,
-           (int)kind, flag ? ", flag" : "", left ? "" : ", right");
+  solver = below(2) ? &full_solver : &plain_solver;
+  make_inputs(&p, a, b, batch, nb);
+  snprintf(case_name, sizeof case_name,
+           "case %d: %s, %s, %d batch dims, %lld x %lld, kind %d%s%s%s", iteration, names[p.op],
+           dlx_dtype_info_of(p.d)->name, (int)nb, (long long)p.m, (long long)p.n, (int)p.kind,
+           p.flag ? ", flag" : "", p.left ? "" : ", right",
+           solver == &full_solver ? "" : ", looped solver");
   memset(o, 0, sizeof o);
-  for (int w = 0; w < 2; w++) {
-    switch (op) {
-    case 0:
-      rc[w] = dlx_linalg_solve(&o[w][0], &a[w], &b[w], &e[w]);
-      break;
-    case 1:
-      rc[w] = dlx_linalg_inv(&o[w][0], &a[w], &e[w]);
-      break;
-    case 2:
-      rc[w] = dlx_linalg_det(&o[w][0], &a[w], &e[w]);
-      break;
-    case 3:
-      rc[w] = dlx_linalg_slogdet(&o[w][0], &o[w][1], &a[w], &e[w]);
-      break;
-    case 4:
-      rc[w] = dlx_linalg_cholesky(&o[w][0], &a[w], flag, &e[w]);
-      break;
-    case 5:
-      rc[w] = dlx_linalg_qr(&o[w][0], &o[w][1], &a[w],
-                            flag    ? DLX_QR_COMPLETE
-                            : flag2 ? DLX_QR_R
-                                    : DLX_QR_REDUCED,
-                            &e[w]);
-      break;
-    case 6:
-      rc[w] = dlx_linalg_svd(&o[w][0], &o[w][1], &o[w][2], &a[w], flag, &e[w]);
-      break;
-    case 12:
-      rc[w] = dlx_linalg_svd(NULL, &o[w][1], NULL, &a[w], false, &e[w]);
-      break;
-    case 7:
-      rc[w] = dlx_linalg_eigh(&o[w][0], flag2 ? &o[w][1] : NULL, &a[w], flag, &e[w]);
-      break;
-    case 8:
-      rc[w] = dlx_linalg_lu_factor(&o[w][0], &o[w][1], &a[w], &e[w]);
-      break;
-    case 9:
-      rc[w] = dlx_linalg_lu(&o[w][0], &o[w][1], &o[w][2], &a[w], &e[w]);
-      break;
-    case 10: { /* lu_solve with the CPU's factors, pivots made bad now and then */
-      dlx_tensor lu, piv, lut, pivt;
-      CHECK(dlx_linalg_lu_factor(&lu, &piv, &a[0], NULL) == 0);
-      if (flag && flag2 && dlx_tensor_numel(&piv) > 0) ((int64_t *)piv.buffer->data)[0] = n + 1;
-      twin(&lut, &lu);
-      twin(&pivt, &piv);
-      rc[w] =
-          dlx_linalg_lu_solve(&o[w][0], w == 0 ? &lu : &lut, w == 0 ? &piv : &pivt, &b[w], &e[w]);
-      dlx_tensor_close(&lu);
-      dlx_tensor_close(&piv);
-      dlx_tensor_close(&lut);
-      dlx_tensor_close(&pivt);
-      break;
-    }
-    default: /* solve_triangular: a's lower or upper triangle, sometimes with a zero pivot */
-      rc[w] = dlx_linalg_solve_triangular(&o[w][0], &a[w], &b[w], flag, left, flag2, &e[w]);
-      break;
-    }
-  }
+  for (int w = 0; w < 2; w++) rc[w] = run_op(&p, &a[w], &b[w], o[w], &e[w], w == 0);
   /* singular and non-finite matrices: the same outcome, but the values of the direct methods
    * need not agree (rounding amplified, infinities through other operations) */
-  bool compare = (kind != SINGULAR && kind != NONFINITE) || op == 6 || op == 7 || op == 12;
-  if (same_outcome(rc[0], &e[0], rc[1], &e[1]) && compare) {
-    if (op == 6) {
-      close_enough("S", &o[0][1], &o[1][1], d);
-      dlx_tensor a64;
-      CHECK(dlx_clone_as(&a64, &a[0], d, (DLDevice){kDLCPU, 0}, NULL) == 0);
-      bool finite = kind != NONFINITE;
-      if (finite) check_svd(&o[1][0], &o[1][1], &o[1][2], &a64, d);
-      dlx_tensor_close(&a64);
-    } else if (op == 7 && flag2) { /* eigenvectors: up to a sign or phase per column */
-      close_enough("w", &o[0][0], &o[1][0], d);
-    } else {
-      for (int i = 0; i < 3; i++)
-        if (o[0][i].buffer != NULL && dlx_tensor_numel(&o[0][i]) > 0)
-          close_enough(i == 0   ? "the first result"
-                       : i == 1 ? "the second"
-                                : "the third",
-                       &o[0][i], &o[1][i], d);
-    }
+  bool all_values = (p.kind != SINGULAR && p.kind != NONFINITE) || p.op == SVD || p.op == EIGH ||
+                    p.op == SVDVALS || p.op == EIG || p.op == EIGVALS || p.op == LSTSQ;
+  if ((p.op == EIG || p.op == EIGVALS) && solver == &plain_solver) {
+    CHECK_EQ_INT(rc[0], 0);
+    CHECK_EQ_INT(rc[1], DLX_DEVICE_ERROR);
+    CHECK(rc[1] != 0 && strstr(e[1].message, "has no cusolverDnXgeev") != NULL);
+  } else if (p.op == LSTSQ && p.kind == SINGULAR) {
+    check_rank_deficient(&p, nb, rc, e, o);
+  } else if (same_outcome(rc[0], &e[0], rc[1], &e[1]) && all_values) {
+    dlx_tensor a64;
+    CHECK(dlx_clone_as(&a64, &a[0], p.d, (DLDevice){kDLCPU, 0}, NULL) == 0);
+    compare(&p, o, &a64);
+    dlx_tensor_close(&a64);
   }
   for (int w = 0; w < 2; w++) {
     dlx_tensor_close(&a[w]);
     dlx_tensor_close(&b[w]);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       if (o[w][i].buffer != NULL) dlx_tensor_close(&o[w][i]);
   }
 }
@@ -522,8 +795,12 @@ int main(void) {
   LAPACKE_set_nancheck(0);
   rules_backend = dlx_cpu_backend;
   rules_backend.linalg = rules_linalg;
-  for (int i = 0; i < 2500; i++) one_case(i);
-  printf("cuda_linalg_rules: %d solver calls\n", solver_calls);
-  CHECK(solver_calls > 1000);
+  for (int i = 0; i < 3000; i++) one_case(i);
+  printf("cuda_linalg_rules: %d solver calls; batched getrf %d, getrs %d, matinv %d; geev %d, "
+         "ormqr %d\n",
+         solver_calls, batched_calls[0], batched_calls[1], batched_calls[2], geev_calls,
+         ormqr_calls);
+  CHECK(solver_calls > 1000 && geev_calls > 50 && ormqr_calls > 50);
+  CHECK(batched_calls[0] > 50 && batched_calls[1] > 50 && batched_calls[2] > 20);
   return check_report("cuda_linalg_rules");
 }

@@ -1,34 +1,57 @@
-/* cuda_random_rules.c -- the CUDA random kernel's element code (cuda_random_rules.cpp: src/cuda/
- * random_element.h compiled as host C++) against the CPU backend's fill_random, bit for bit, for
- * every kind and dtype: runs without a GPU. */
+/* cuda_random_rules.c -- the CUDA random kernels' element code (cuda_random_rules.cpp: src/cuda/
+ * random_element.h compiled as host C++) against the CPU backend, bit for bit: fill_random for
+ * every kind and a real dtype of each class, with number and per-element parameters, and
+ * multinomial with and without replacement, bad rows among the good. Runs without a GPU. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/builtin.h"
 #include "check.h"
-#include "common/philox.h"
+#include "common/distributions.h"
 #include "core/core.h"
 #include "core/random.h"
 #include "cuda/kernels.h"
 
 void cxx_fill_random(const dlx_cuda_random_request *r);
+void cxx_multinomial(const dlx_cuda_multinomial_request *q);
 
+static uint64_t state = 0x243f6a8885a308d3u;
+static uint64_t next_random(void) { /* xorshift64* */
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  return state * 0x2545f4914f6cdd1du;
+}
+
+/* A float64 vector of n parameters in [lo, hi]. */
+static dlx_tensor params(int64_t n, double lo, double hi) {
+  dlx_tensor t;
+  CHECK(dlx_tensor_empty(&t, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  for (int64_t i = 0; i < n; i++)
+    ((double *)t.buffer->data)[i] = lo + (hi - lo) * (double)(next_random() >> 11) * 0x1p-53;
+  return t;
+}
+
+/* The CPU's fill and the CUDA element code's of request r (its lanes set here) into dtype. */
 static void compare(dlx_random_request r, dlx_dtype dtype) {
   int64_t n = 40001;
   size_t bytes = (size_t)(n * dlx_itemsize(dtype));
-  int wide = r.kind == DLX_RANDOM_INT ? dlx_rng_int_wide(r.range) : dtype == DLX_FLOAT64;
   dlx_tensor want;
   void *got = malloc(bytes);
+  r.lanes = dlx_random_lanes(r.kind, dtype, r.range);
   dlx_cuda_random_request q = {.dst = got,
                                .dtype = (int)dtype,
                                .kind = (int)r.kind,
-                               .lanes = dlx_rng_lanes(wide),
+                               .lanes = r.lanes,
                                .bits = dlx_random_float_bits(dtype),
                                .n = n,
                                .seed = r.seed,
                                .offset = r.offset,
                                .a = r.a,
                                .b = r.b,
+                               .pa = r.ta != NULL ? (const double *)r.ta->buffer->data : NULL,
+                               .pb = r.tb != NULL ? (const double *)r.tb->buffer->data : NULL,
                                .low = r.low,
                                .range = r.range};
   CHECK(dlx_tensor_empty(&want, &n, 1, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
@@ -43,23 +66,44 @@ static void compare(dlx_random_request r, dlx_dtype dtype) {
   free(got);
 }
 
-int main(void) {
+static void fills(void) {
   const dlx_dtype floats[] = {DLX_FLOAT32, DLX_FLOAT64, DLX_FLOAT16, DLX_BFLOAT16};
   const uint64_t seed = UINT64_C(0x0123456789abcdef), offset = UINT64_C(0xfffffff0);
+  dlx_tensor means = params(40001, -3, 3), stds = params(40001, 0, 2);
+  dlx_tensor probs = params(40001, 0, 1), rates = params(40001, 0, 40);
   for (int d = 0; d < 4; d++) {
+    dlx_dtype f = floats[d];
     compare(
         (dlx_random_request){
             .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = offset, .a = 0, .b = 1},
-        floats[d]);
+        f);
     compare(
         (dlx_random_request){
             .kind = DLX_RANDOM_UNIFORM, .seed = seed, .offset = 1, .a = -7, .b = 0.5},
-        floats[d]);
+        f);
     compare(
         (dlx_random_request){
             .kind = DLX_RANDOM_NORMAL, .seed = 3, .offset = offset, .a = 2, .b = 0.125},
-        floats[d]);
+        f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_NORMAL, .seed = 4, .ta = &means, .tb = &stds},
+            f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 5, .a = 0.3}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 5, .ta = &probs}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_EXPONENTIAL, .seed = 6, .a = 2.5}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_CAUCHY, .seed = 7, .a = -1, .b = 3}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_LOG_NORMAL, .seed = 8, .a = 1, .b = 2}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_GEOMETRIC, .seed = 9, .a = log1p(-0.01)}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_POISSON, .seed = 10, .ta = &rates}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_POISSON, .seed = 11, .a = 1e6}, f);
+    compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 12, .low = -5, .range = 200}, f);
   }
+  compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 13, .ta = &probs}, DLX_BOOL);
+  compare((dlx_random_request){.kind = DLX_RANDOM_BERNOULLI, .seed = 13, .a = 0.5}, DLX_UINT8);
+  compare((dlx_random_request){.kind = DLX_RANDOM_GEOMETRIC, .seed = 14, .a = log1p(-1e-9)},
+          DLX_INT16); /* saturates */
+  compare((dlx_random_request){.kind = DLX_RANDOM_GEOMETRIC, .seed = 14, .a = log1p(-0.5)},
+          DLX_INT64);
+  compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = 15, .low = 0, .range = 2}, DLX_BOOL);
   compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = seed, .low = -128, .range = 256},
           DLX_INT8);
   compare((dlx_random_request){.kind = DLX_RANDOM_INT, .seed = seed, .low = 0, .range = 65535},
@@ -76,5 +120,90 @@ int main(void) {
       (dlx_random_request){
           .kind = DLX_RANDOM_INT, .seed = 2, .low = 0, .range = (UINT64_C(1) << 33) + 1},
       DLX_UINT64);
+  dlx_tensor_close(&means);
+  dlx_tensor_close(&stds);
+  dlx_tensor_close(&probs);
+  dlx_tensor_close(&rates);
+}
+
+/* rows x k weights of dtype (float32 or float64): random, many zeros, and a few bad rows. */
+static dlx_tensor weights(int64_t rows, int64_t k, dlx_dtype dtype) {
+  int64_t shape[2] = {rows, k};
+  dlx_tensor t;
+  CHECK(dlx_tensor_empty(&t, shape, 2, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  for (int64_t i = 0; i < rows * k; i++) {
+    double w = next_random() % 3 == 0 ? 0 : (double)(next_random() % 1000) / 7;
+    if (i / k == 3 && i % k == k / 2) w = -1; /* row 4: a negative weight */
+    if (i / k == 5) w = 0;                    /* row 6: all zero */
+    if (i / k == 7 && i % k == 0) w = NAN;    /* row 8: NaN */
+    if (i / k == 9) w = i % k < 2 ? 1 : 0;    /* row 10: two positive weights only */
+    if (dtype == DLX_FLOAT64)
+      ((double *)t.buffer->data)[i] = w;
+    else
+      ((float *)t.buffer->data)[i] = (float)w;
+  }
+  return t;
+}
+
+static void multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, dlx_dtype dtype) {
+  int64_t oshape[2] = {rows, n};
+  dlx_tensor w = weights(rows, k, dtype), out, status;
+  int64_t *got = calloc((size_t)(rows * n + 1), sizeof *got);
+  int64_t *got_status = calloc((size_t)rows, sizeof *got_status);
+  double *scratch = malloc((size_t)(rows * (replacement ? k : n) + 1) * sizeof(double));
+  dlx_multinomial_request r = {.weights = &w,
+                               .out = &out,
+                               .status = &status,
+                               .n = n,
+                               .replacement = replacement,
+                               .seed = next_random(),
+                               .offset = next_random() >> 1};
+  dlx_cuda_multinomial_request q = {.weights = w.buffer->data,
+                                    .out = got,
+                                    .status = got_status,
+                                    .scratch = scratch,
+                                    .rows = rows,
+                                    .k = k,
+                                    .n = n,
+                                    .replacement = replacement,
+                                    .is64 = dtype == DLX_FLOAT64,
+                                    .seed = r.seed,
+                                    .offset = r.offset};
+  int bad = 0;
+  CHECK(dlx_tensor_empty(&out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  CHECK(dlx_tensor_empty(&status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  CHECK(dlx_cpu_backend.multinomial(&r, NULL) == 0);
+  cxx_multinomial(&q);
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t want = ((int64_t *)status.buffer->data)[i];
+    bad += got_status[i] != want;
+    if (want == DLX_MN_OK)
+      bad += memcmp(got + i * n, (int64_t *)out.buffer->data + i * n, (size_t)n * 8) != 0;
+  }
+  if (bad != 0)
+    fprintf(stderr, "multinomial %lld x %lld, n %lld, replacement %d: %d rows differ\n",
+            (long long)rows, (long long)k, (long long)n, (int)replacement, bad);
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(((int64_t *)status.buffer->data)[3], DLX_MN_BAD_WEIGHT);
+  CHECK_EQ_INT(((int64_t *)status.buffer->data)[5], DLX_MN_ZERO_SUM);
+  CHECK_EQ_INT(((int64_t *)status.buffer->data)[7], DLX_MN_BAD_WEIGHT);
+  CHECK_EQ_INT(((int64_t *)status.buffer->data)[9],
+               replacement || n <= 2 ? DLX_MN_OK : DLX_MN_TOO_FEW);
+  dlx_tensor_close(&w);
+  dlx_tensor_close(&out);
+  dlx_tensor_close(&status);
+  free(got);
+  free(got_status);
+  free(scratch);
+}
+
+int main(void) {
+  fills();
+  multinomial(12, 1000, 100, false, DLX_FLOAT32);
+  multinomial(12, 1001, 1, false, DLX_FLOAT64);
+  multinomial(12, 3001, 2, false, DLX_FLOAT64); /* keys across chunks */
+  multinomial(12, 17, 0, false, DLX_FLOAT32);
+  multinomial(12, 1000, 333, true, DLX_FLOAT32);
+  multinomial(11, 5, 1001, true, DLX_FLOAT64);
   return check_report("cuda_random_rules");
 }

@@ -1,12 +1,14 @@
 /* test_random.c -- the random numbers' building blocks: Philox4x32-10 against Random123's
  * known-answer vectors, the conversions of src/common/philox.h (log, sin and cos written out,
- * uniform grids, 64-bit multiply-high), the CPU's fill_random against the per-element definition
- * on 1 and several threads, the generator's counter and randperm. */
+ * uniform grids, 64-bit multiply-high) and distributions.h (e^x, ln Gamma, open uniforms, the
+ * geometric ceiling), the CPU's fill_random against the per-element definition on 1 and several
+ * threads, its vectorized exponentials, the generator's counter and randperm. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "common/distributions.h"
 #include "common/half.h"
 #include "common/philox.h"
 #include "core/core.h"
@@ -181,10 +183,25 @@ static void generator_and_views(void) {
   r.a = 2;
   r.b = 1;
   CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "uniform_", &err), DLX_VALUE_ERROR);
+  /* integers into a float dtype (random_): exactly, and only where every one is exact */
   r.kind = DLX_RANDOM_INT;
-  r.low = 0;
+  r.low = -3;
   r.range = 10;
-  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "randint", &err), DLX_TYPE_ERROR);
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), 0);
+  bad = 0;
+  for (int i = 0; i < 15; i++) {
+    double v = ((double *)t.buffer->data)[i];
+    bad += v != (double)(int64_t)v || v < -3 || v > 6;
+  }
+  CHECK_EQ_INT(bad, 0);
+  r.low = 0;
+  r.range = (UINT64_C(1) << 53) + 2; /* 2^53 + 1 is not a float64 */
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), DLX_VALUE_ERROR);
+  r.range = (UINT64_C(1) << 53) + 1;
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "random_", &err), 0);
+  r.kind = DLX_RANDOM_EXPONENTIAL;
+  r.a = 0; /* lambda must be > 0 */
+  CHECK_EQ_INT(dlx_random_fill(&g, &t, &r, "exponential_", &err), DLX_VALUE_ERROR);
   dlx_tensor_close(&t);
   dlx_tensor_close(&tt);
   dlx_tensor_close(&flat);
@@ -330,8 +347,76 @@ static void normal_pairs(void) {
   printf("random batches: the best ISA here is %s\n", dlx_cpu_random_batch_best()->isa);
 }
 
+/* e^x, ln Gamma and the open uniforms of distributions.h against the C library and their
+ * definitions. */
+static void distribution_blocks(void) {
+  double worst = 0, worst_sub = 0;
+  for (int i = 0; i <= 400000; i++) {
+    double x = -745.0 + (709.7 + 745.0) * i / 400000.0, want = exp(x), got = dlx_rng_exp(x);
+    if (want >= 0x1p-1022)
+      worst = fmax(worst, fabs(got - want) / want);
+    else
+      worst_sub = fmax(worst_sub, fabs(got - want) / 0x1p-1074); /* in subnormal ulps */
+  }
+  CHECK(worst < 4e-16);
+  CHECK(worst_sub <= 1.0);
+  CHECK(dlx_rng_exp(0) == 1.0 && fabs(dlx_rng_exp(1) - exp(1)) <= 0x1p-51);
+  CHECK(dlx_rng_exp(709.79) == HUGE_VAL && dlx_rng_exp(-746) == 0.0);
+  CHECK(isnan(dlx_rng_exp(NAN)));
+  CHECK(dlx_rng_exp(-745.1) > 0); /* the smallest subnormal */
+  worst = 0;
+  for (int x = 1; x <= 5000; x++) {
+    double want = lgamma((double)x), got = dlx_rng_loggam((double)x);
+    worst = fmax(worst, fabs(got - want) / fmax(1.0, fabs(want)));
+  }
+  CHECK(worst < 1e-14);
+  {
+    dlx_philox_block lo = {{0, 0, 0, 0}}, hi = {{0xffffffffu, 0xffffffffu, 0xffffffffu, 0}};
+    CHECK(dlx_rng_open_unit(lo, 0, 0) == 0x1p-33 && dlx_rng_open_unit(lo, 0, 1) == 0x1p-53);
+    CHECK(dlx_rng_open_unit(hi, 0, 0) == 1 - 0x1p-33 && dlx_rng_open_unit(hi, 0, 1) == 1 - 0x1p-53);
+  }
+  CHECK(dlx_rng_ceil_positive(0) == 1 && dlx_rng_ceil_positive(0.25) == 1);
+  CHECK(dlx_rng_ceil_positive(2) == 2 && dlx_rng_ceil_positive(2.0000001) == 3);
+  CHECK(dlx_rng_ceil_positive(0x1p60) == 0x1p60 && dlx_rng_ceil_positive(HUGE_VAL) == HUGE_VAL);
+}
+
+/* The CPU's vectorized exponentials (random_batch.c) are -ln of the open uniforms bit for bit, on
+ * every ISA, for random words and the edges (all zeros, all ones, 1/2, 1/sqrt(2)). */
+static void exponentials(void) {
+  enum { COUNT = 100003 };
+  static uint32_t words[2 * COUNT + 2]; /* whole blocks */
+  static double got[COUNT];
+  for (int i = 0; i < (COUNT + 1) / 2; i++) {
+    dlx_philox_block b = dlx_philox_at(5, (uint64_t)i);
+    memcpy(words + 4 * i, b.w, sizeof b.w);
+  }
+  for (int i = 0; i < 8; i++)
+    words[2 * (COUNT - 1) - 2 * i] = words[2 * (COUNT - 1) - 2 * i + 1] = 0;
+  words[0] = words[1] = 0xffffffffu;
+  words[2] = 0x80000000u;
+  words[3] = 0;
+  words[4] = 0xb504f333u;
+  words[5] = 0xf9de6484u;
+  for (size_t v = 0; v < sizeof isas / sizeof isas[0]; v++) {
+    const dlx_cpu_random_batch *batch = dlx_cpu_random_batch_for(isas[v]);
+    int bad = 0;
+    if (batch == NULL) continue;
+    batch->exponentials_wide(words, COUNT, got);
+    for (int i = 0; i < COUNT; i++) {
+      dlx_philox_block b;
+      double want;
+      memcpy(b.w, words + 4 * (i / 2), sizeof b.w);
+      want = -dlx_rng_log(dlx_rng_open_unit(b, i % 2, 1));
+      bad += memcmp(&want, &got[i], sizeof want) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+  }
+}
+
 int main(void) {
   known_answers();
+  distribution_blocks();
+  exponentials();
   conversions();
   cpu_fill();
   philox_blocks();

@@ -1,5 +1,5 @@
 /* ulp.h -- measuring math functions in ulps, shared by the CPU's and the Level Zero kernels'
- * accuracy tests (test_cpu_math_ulp.c, tests/ze_kernels/test_ze_kernels.c): the functions with
+ * accuracy tests (test_cpu_math_ulp.c, tests/ze_kernels/elementwise.c): the functions with
  * their long double (x87 extended) references, the error of a result in ulps of float32 or
  * float64, and the inputs (edge values with both signs and their neighbours, NaN, random values
  * in every binade, subnormals included). Header-only, for tests. */

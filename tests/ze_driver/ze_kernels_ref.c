@@ -481,39 +481,108 @@ static const char *run_along_dim(void *const *args, uint32_t groups) {
 
 /* ---- random numbers */
 
+/* The parameters pa and pb (args 1 and 2) are read only where has_a and has_b say so. */
 static void random_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_random_args *a = args[1];
+  const dlx_ze_random_args *a = args[3];
   *lo = 0;
-  *hi = i == 1 ? sizeof *a : (size_t)(a->n * size_of(a->dtype));
+  if (i == 3)
+    *hi = sizeof *a;
+  else if (i == 0)
+    *hi = (size_t)(a->n * size_of(a->dtype));
+  else
+    *hi = (i == 1 ? a->has_a : a->has_b) ? (size_t)a->n * sizeof(double) : 0;
+}
+
+/* Wraps the float64 parameters of a request, when it has them (*p NULL otherwise). */
+static int wrap_param(dlx_tensor *t, const dlx_tensor **p, void *data, int64_t has, int64_t n) {
+  int64_t stride = sizeof(double);
+  *p = NULL;
+  if (!has) return 0;
+  *p = t;
+  return wrap(t, data, DLX_FLOAT64, 1, &n, &stride);
 }
 
 static const char *run_fill_random(void *const *args, uint32_t groups) {
-  const dlx_ze_random_args *a = args[1];
+  const dlx_ze_random_args *a = args[3];
   dlx_random_request r = {.kind = (dlx_random_kind)a->kind,
                           .seed = a->seed,
                           .offset = a->offset,
+                          .lanes = (int)a->lanes,
                           .a = a->a,
                           .b = a->b,
                           .low = a->low,
                           .range = a->range};
   int64_t shape[1] = {a->n}, strides[1] = {size_of(a->dtype)};
   bool is_int = a->kind == DLX_RNG_INT;
-  int wide = is_int ? dlx_rng_int_wide(a->range) : a->dtype == DLX_FLOAT64;
-  dlx_tensor dst;
+  dlx_tensor dst, pa, pb;
   const char *why = NULL;
   (void)groups; /* grid-stride */
-  if (a->kind < DLX_RNG_UNIFORM || a->kind > DLX_RNG_INT) return "unknown kind";
+  if (a->kind < DLX_RNG_UNIFORM || a->kind > DLX_RNG_POISSON) return "unknown kind";
   if (!computable(a->dtype)) return "dtype not computable";
   if (is_int ? a->range < 1 : a->bits != dlx_random_float_bits((dlx_dtype)a->dtype))
     return "bits or range that do not match the request";
-  if (a->lanes != dlx_rng_lanes(wide)) return "lanes that do not match the dtype or range";
+  if (a->lanes != dlx_random_lanes(r.kind, (dlx_dtype)a->dtype, a->range))
+    return "lanes that do not match the kind, dtype or range";
   if (a->n < 1) return "no elements";
   memset(&dst, 0, sizeof dst);
-  if (wrap(&dst, args[0], (dlx_dtype)a->dtype, 1, shape, strides) != 0)
+  memset(&pa, 0, sizeof pa);
+  memset(&pb, 0, sizeof pb);
+  if (wrap(&dst, args[0], (dlx_dtype)a->dtype, 1, shape, strides) != 0 ||
+      wrap_param(&pa, &r.ta, args[1], a->has_a, a->n) != 0 ||
+      wrap_param(&pb, &r.tb, args[2], a->has_b, a->n) != 0)
     why = "a bad dtype";
   else if (dlx_cpu_backend.fill_random(&dst, &r, NULL) != 0)
     why = "the CPU backend refused the request";
   dlx_tensor_close(&dst);
+  dlx_tensor_close(&pa);
+  dlx_tensor_close(&pb);
+  return why;
+}
+
+/* ---- multinomial: the rows on the CPU backend (the kernel's scratch is not needed there) */
+
+static void multinomial_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_multinomial_args *a = args[4];
+  *lo = 0;
+  if (i == 4)
+    *hi = sizeof *a;
+  else if (i == 0)
+    *hi = (size_t)(a->rows * a->n) * 8;
+  else if (i == 1)
+    *hi = (size_t)(a->rows * a->k) * (a->is64 ? 8 : 4);
+  else if (i == 2)
+    *hi = (size_t)a->rows * 8;
+  else
+    *hi = (size_t)(a->rows * (a->replacement ? a->k : a->n)) * 8;
+}
+
+static const char *run_multinomial(void *const *args, uint32_t groups) {
+  const dlx_ze_multinomial_args *a = args[4];
+  int64_t wshape[2] = {a->rows, a->k}, wstrides[2] = {a->k * (a->is64 ? 8 : 4), a->is64 ? 8 : 4};
+  int64_t oshape[2] = {a->rows, a->n}, ostrides[2] = {a->n * 8, 8}, sstrides[1] = {8};
+  dlx_tensor w, out, status;
+  dlx_multinomial_request r = {.weights = &w,
+                               .out = &out,
+                               .status = &status,
+                               .n = a->n,
+                               .replacement = a->replacement != 0,
+                               .seed = a->seed,
+                               .offset = a->offset};
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  if (a->rows < 1 || a->k < 1 || a->n < 0) return "a bad shape";
+  memset(&w, 0, sizeof w);
+  memset(&out, 0, sizeof out);
+  memset(&status, 0, sizeof status);
+  if (wrap(&w, args[1], a->is64 ? DLX_FLOAT64 : DLX_FLOAT32, 2, wshape, wstrides) != 0 ||
+      wrap(&out, args[0], DLX_INT64, 2, oshape, ostrides) != 0 ||
+      wrap(&status, args[2], DLX_INT64, 1, &a->rows, sstrides) != 0)
+    why = "no memory to wrap the operands";
+  else if (dlx_cpu_backend.multinomial(&r, NULL) != 0)
+    why = "the CPU backend refused the request";
+  dlx_tensor_close(&w);
+  dlx_tensor_close(&out);
+  dlx_tensor_close(&status);
   return why;
 }
 
@@ -1016,7 +1085,8 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_STAT_PARTIAL, 3, stat_extent, run_stat_partial},
     {DLX_ZE_KERNEL_STAT_FINISH, 3, stat_finish_extent, run_stat_finish},
     {DLX_ZE_KERNEL_ALONG_DIM, 3, dim_extent, run_along_dim},
-    {DLX_ZE_KERNEL_FILL_RANDOM, 2, random_extent, run_fill_random},
+    {DLX_ZE_KERNEL_FILL_RANDOM, 4, random_extent, run_fill_random},
+    {DLX_ZE_KERNEL_MULTINOMIAL, 5, multinomial_extent, run_multinomial},
     {DLX_ZE_KERNEL_SORT_ROWS, 6, sort_extent, run_sort_rows},
     {DLX_ZE_KERNEL_INDEX, 5, index_extent, run_index},
     {DLX_ZE_KERNEL_MATMUL, 4, matmul_extent, run_matmul},

@@ -31,6 +31,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_STAT_FINISH "dlx_stat_finish"
 #define DLX_ZE_KERNEL_ALONG_DIM "dlx_along_dim"
 #define DLX_ZE_KERNEL_FILL_RANDOM "dlx_fill_random"
+#define DLX_ZE_KERNEL_MULTINOMIAL "dlx_multinomial"
 #define DLX_ZE_KERNEL_SORT_ROWS "dlx_sort_rows"
 #define DLX_ZE_KERNEL_INDEX "dlx_index"
 #define DLX_ZE_KERNEL_MATMUL "dlx_matmul"
@@ -167,21 +168,35 @@ typedef struct dlx_ze_dim_args {
   dlx_ze_i64 dst_strides[DLX_ZE_MAX_NDIM];
 } dlx_ze_dim_args;
 
-/* dlx_fill_random(dst, args): dst (C-contiguous, n elements of dtype) gets the random numbers
- * of src/common/philox.h: block `offset + b` gives elements b * lanes .. b * lanes + lanes - 1
- * (a work-item per block, grid-stride). */
+/* dlx_fill_random(dst, pa, pb, args): dst (C-contiguous, n elements of dtype) gets the random
+ * numbers of src/common/philox.h and distributions.h: block `offset + b` gives elements
+ * b * lanes .. b * lanes + lanes - 1 (a work-item per block, grid-stride; POISSON: lanes 1,
+ * counter offset + e for element e). The parameters of element e are pa[e] and pb[e] (float64)
+ * where has_a and has_b say so, else the numbers a and b (the pointers are not read). */
 typedef struct dlx_ze_random_args {
   dlx_ze_i64 n;
-  dlx_ze_i64 kind;  /* DLX_RNG_UNIFORM, DLX_RNG_NORMAL or DLX_RNG_INT */
-  dlx_ze_i64 dtype; /* a float dtype (UNIFORM, NORMAL) or an integer one (INT) */
-  dlx_ze_i64 lanes; /* elements per block: 4, or 2 (float64, integer ranges above 2^32) */
+  dlx_ze_i64 kind;  /* DLX_RNG_* */
+  dlx_ze_i64 dtype; /* a real dtype the kind fills (src/core/backend.h, fill_random) */
+  dlx_ze_i64 lanes; /* elements per block: 4, 2 (two words each) or 1 (POISSON) */
   dlx_ze_i64 bits;  /* float dtypes: the random bits of a uniform */
   dlx_ze_u64 seed;
   dlx_ze_u64 offset;
   double a, b;
+  dlx_ze_i64 has_a, has_b;
   dlx_ze_i64 low;
   dlx_ze_u64 range;
 } dlx_ze_random_args;
+
+/* dlx_multinomial(out, weights, status, scratch, args): a work-item per row of the C-contiguous
+ * [rows, k] weights (float32, or float64 when is64), grid-stride, computing dlx_mn_row of
+ * src/common/distributions.h into status[r] and out[r * n ..] (int64), with row r's scratch at
+ * scratch + r * (replacement ? k : n) (float64). */
+typedef struct dlx_ze_multinomial_args {
+  dlx_ze_i64 rows, k, n;
+  dlx_ze_i64 replacement;
+  dlx_ze_i64 is64;
+  dlx_ze_u64 seed, offset;
+} dlx_ze_multinomial_args;
 
 /* dlx_sort_rows(src, values, indices, keys, pos, args): a stable sort of the rows of src
  * (C-contiguous [rows, n] of itemsize bytes) by a bitonic sort of (key, position) pairs, whose
