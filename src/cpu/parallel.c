@@ -253,12 +253,15 @@ static bool invited(uint64_t w, uint32_t seen, int index) {
  * they never join a job they were not invited to, so the pool's choices for short jobs hold. */
 #define AWAKE_NS 1000000
 
-/* Waits, yielding, for the end of job seen (its blocks of blocks), and then up to AWAKE_NS for
- * an invitation to a newer one. */
+/* Waits, yielding, for the end of job seen (its blocks of blocks: the last ones other threads
+ * run; 10 AWAKE_NS at most, for jobs of very long blocks), and then up to AWAKE_NS for an
+ * invitation to a newer one. */
 static void stay_awake(uint32_t seen, int64_t blocks, int index) {
-  while ((uint32_t)(atomic_load(&pool.claim) >> 32) == seen && atomic_load(&pool.done) < blocks)
-    sched_yield(); /* the caller's last blocks */
   int64_t start = now_ns();
+  while ((uint32_t)(atomic_load(&pool.claim) >> 32) == seen && atomic_load(&pool.done) < blocks &&
+         now_ns() - start < 10 * AWAKE_NS)
+    sched_yield();
+  start = now_ns();
   while (!invited(atomic_load(&pool.invite), seen, index) && now_ns() - start < AWAKE_NS)
     sched_yield();
 }
