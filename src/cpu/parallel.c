@@ -414,8 +414,6 @@ void dlx_cpu_pool_set_wake_ns(int64_t ns) {
 
 long dlx_cpu_pool_wakeups(void) { return 0; }
 
-int dlx_cpu_pool_awake(void) { return atomic_load(&pool.awake); }
-
 int dlx_cpu_pool_awake(void) { return 0; }
 
 void dlx_cpu_pool_set_wake_ns(int64_t ns) { (void)ns; }
