@@ -20,11 +20,18 @@
 
 /* Elements per chunk of a buffered row: with 16-byte complex128 a buffer is 8 KiB. */
 #define CHUNK 512
+/* Results from this many bytes on go out through the streamed kernels (non-temporal stores):
+ * far larger than the caches, they would only push the inputs out of them, and a streamed line
+ * is not read from memory before it is overwritten. Below it a result may still be in the cache
+ * for the next op, which streaming would throw away. copy.c's transposes stream from the same
+ * size. */
+#define STREAM_MIN_BYTES ((int64_t)64 << 20)
 
 #define NOPS (DLX_EW_MAX_INPUTS + 1)
 
 typedef struct ew_plan {
   dlx_cpu_ew_kernel kernel;     /* unary and binary ops */
+  dlx_cpu_ew_kernel streamed;   /* the same written with non-temporal stores, or NULL */
   dlx_cpu_ew_kernel_n kernel_n; /* ops of three or four operands */
   int nin;
   dlx_dtype kout; /* the kernel's result dtype */
@@ -63,9 +70,10 @@ static const char *input_chunk(const ew_plan *p, int k, const char *src, int64_t
   return buf;
 }
 
-/* The kernel on m elements whose inputs are in[] (scalar[k]: one value). */
+/* The kernel on m elements whose inputs are in[] (scalar[k]: one value); to_dst: out is in dst
+ * (not a buffer), where the streamed kernel writes when there is one. */
 static void run_kernel(const ew_plan *p, char *out, const char *const *in, const bool *scalar,
-                       int64_t m) {
+                       int64_t m, bool to_dst) {
   if (p->kernel_n != NULL) {
     p->kernel_n(out, in, scalar, m);
     return;
@@ -73,7 +81,8 @@ static void run_kernel(const ew_plan *p, char *out, const char *const *in, const
   dlx_cpu_ew_mode mode = p->nin == 2 && scalar[0]   ? DLX_CPU_EW_SV
                          : p->nin == 2 && scalar[1] ? DLX_CPU_EW_VS
                                                     : DLX_CPU_EW_VV;
-  p->kernel(out, in[0], p->nin == 2 ? in[1] : NULL, m, mode);
+  dlx_cpu_ew_kernel kernel = to_dst && p->streamed != NULL ? p->streamed : p->kernel;
+  kernel(out, in[0], p->nin == 2 ? in[1] : NULL, m, mode);
 }
 
 /* n elements of one row: operand k starts at element pos[k] and moves by its inner stride. */
@@ -102,10 +111,10 @@ static void run_row(const ew_plan *p, const int64_t *pos, int64_t n) {
     }
     if (all_scalar) {
       /* every input is one value: compute it once, then repeat it */
-      run_kernel(p, obuf, in, scalar, 1);
+      run_kernel(p, obuf, in, scalar, 1, false);
       p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, 0, m);
     } else {
-      run_kernel(p, out, in, scalar, m);
+      run_kernel(p, out, in, scalar, m, out_direct);
       if (!out_direct) p->store(ptr[0] + done * step[0], (ptrdiff_t)step[0], obuf, p->koutsize, m);
     }
     done += m;
@@ -180,9 +189,21 @@ static bool run_small(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in
   return true;
 }
 
+/* Whether the results go to dst through the streamed kernel (STREAM_MIN_BYTES): dst is large
+ * and no input shares its memory (an op in place has just read dst's lines into the cache, and
+ * streaming them out again costs more than it spares). */
+static bool stream_to(const dlx_tensor *dst, const dlx_operand *in, int nin) {
+  if (dlx_tensor_numel(dst) * dlx_itemsize(dst->dtype) < STREAM_MIN_BYTES) return false;
+  for (int k = 0; k < nin; k++) {
+    if (in[k].tensor != NULL && in[k].tensor->buffer == dst->buffer) return false;
+  }
+  return true;
+}
+
 /* The kernels of op for kernel dtype kdtype into p; false when there is none. */
 static bool find_kernel(ew_plan *p, dlx_ew_op op, dlx_dtype kdtype) {
   p->kernel = NULL;
+  p->streamed = NULL;
   p->kernel_n = NULL;
   if (p->nin > 2) {
     p->kernel_n = dlx_cpu_ew_ternary_kernel(op, kdtype);
@@ -206,6 +227,8 @@ static int run_walk(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *in, 
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: no CPU kernel for %s", dlx_ew_name(op),
                     dlx_dtype_info_of(compute)->name);
   p.koutsize = dlx_itemsize(p.kout);
+  if (p.kernel != NULL && stream_to(dst, in, p.nin))
+    p.streamed = dlx_cpu_ew_stream_kernel_for(op, kdtype);
   p.store = cast_or_copy(p.kout, dst->dtype);
   p.base[0] = dst->buffer->data;
   p.dtype[0] = dst->dtype;

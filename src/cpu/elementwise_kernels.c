@@ -7,6 +7,7 @@
 #include "cpu/elementwise_math.h"
 
 #define KERNEL_TABLE dlx_cpu_ew_kernels_portable
+#define STREAM_TABLE dlx_cpu_ew_stream_kernels_portable
 #include "cpu/elementwise_kernels_loops.h"
 
 bool dlx_cpu_isa_available(dlx_cpu_isa isa) {
@@ -61,4 +62,24 @@ dlx_cpu_ew_kernel dlx_cpu_ew_kernel_for(dlx_ew_op op, dlx_dtype kdtype) {
     kernel = dlx_cpu_ew_kernels_avx2[op][kdtype];
 #endif
   return kernel != NULL ? kernel : dlx_cpu_math_kernel(op, kdtype);
+}
+
+dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_isa isa) {
+  if ((int)op < 0 || op >= DLX_EW_NUM_OPS || kdtype > DLX_COMPLEX128 || !dlx_cpu_isa_available(isa))
+    return NULL;
+#if defined(DLX_CPU_X86)
+  if (isa == DLX_CPU_ISA_AVX2 || isa == DLX_CPU_ISA_AVX512)
+    return dlx_cpu_ew_stream_kernels_avx2[op][kdtype];
+#endif
+  return dlx_cpu_ew_stream_kernels_portable[op][kdtype];
+}
+
+dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernel_for(dlx_ew_op op, dlx_dtype kdtype) {
+  if ((int)op < 0 || op >= DLX_EW_NUM_OPS || kdtype > DLX_COMPLEX128) return NULL;
+#if defined(DLX_CPU_X86)
+  /* the ISA of dlx_cpu_ew_kernel_for's kernels, whose bytes these give */
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return dlx_cpu_ew_stream_kernels_avx2[op][kdtype];
+#endif
+  return dlx_cpu_ew_stream_kernels_portable[op][kdtype];
 }

@@ -41,13 +41,25 @@ dlx_dtype dlx_cpu_ew_kernel_dtype(dlx_dtype compute);
  * have the dtype dlx_ew_result_of(op, kdtype). */
 dlx_cpu_ew_kernel dlx_cpu_ew_kernel_for(dlx_ew_op op, dlx_dtype kdtype);
 
+/* The streamed kernel of op for kernel dtype kdtype: the same results as
+ * dlx_cpu_ew_kernel_for's kernel, written with non-temporal stores (for results far larger than
+ * the caches; each call ends with a store fence); NULL when op and kdtype have none (only add,
+ * sub, mul and div of 32- and 64-bit numbers do, on x86-64). */
+dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernel_for(dlx_ew_op op, dlx_dtype kdtype);
+/* The streamed kernel of isa (the AVX2 build for AVX-512 too), the same bytes as
+ * dlx_cpu_ew_kernel_isa's kernel; NULL when there is none or isa is not available. */
+dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_isa isa);
+
 /* The kernel of a binary or simple unary op (not the math ops) for isa (the AVX2 build for
  * AVX-512 too); NULL when there is none or isa is not available. Every ISA's kernel computes the
  * same bytes. */
 dlx_cpu_ew_kernel dlx_cpu_ew_kernel_isa(dlx_ew_op op, dlx_dtype kdtype, dlx_cpu_isa isa);
 
-/* The tables of the ISAs (elementwise_kernels_loops.h). */
+/* The tables of the ISAs (elementwise_kernels_loops.h), and of their streamed kernels. */
 extern const dlx_cpu_ew_kernel dlx_cpu_ew_kernels_portable[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1];
 extern const dlx_cpu_ew_kernel dlx_cpu_ew_kernels_avx2[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1];
+extern const dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernels_portable[DLX_EW_NUM_OPS]
+                                                                 [DLX_COMPLEX128 + 1];
+extern const dlx_cpu_ew_kernel dlx_cpu_ew_stream_kernels_avx2[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1];
 
 #endif

@@ -4,6 +4,7 @@
 #if defined(__AVX2__)
 
 #define KERNEL_TABLE dlx_cpu_ew_kernels_avx2
+#define STREAM_TABLE dlx_cpu_ew_stream_kernels_avx2
 #include "cpu/elementwise_kernels_loops.h"
 
 #else

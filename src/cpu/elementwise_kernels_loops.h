@@ -1,17 +1,23 @@
 /* elementwise_kernels_loops.h -- one loop function per (op, kernel dtype), written once with
  * macros, and their table, for each instruction set: elementwise_kernels.c (plain x86-64, or any
- * other CPU) and elementwise_kernels_avx2.c include it after defining KERNEL_TABLE, the name of
- * the table it defines. BINARY and UNARY below give each op's element expression (in x and y)
- * its three loops, plain enough for the compiler to vectorise for the instruction set it
- * targets. Both files are built with -ffp-contract=off, and the expressions use only IEEE's
- * correctly rounded operations and the C library's functions, so the tables compute the same
- * bits (tests/c/test_cpu_elementwise.c compares them). Integers compute in unsigned types where
- * C's signed arithmetic could overflow, so they wrap without undefined behaviour. */
+ * other CPU) and elementwise_kernels_avx2.c include it after defining KERNEL_TABLE and
+ * STREAM_TABLE, the names of the tables it defines (STREAM_TABLE: the streamed kernels at the
+ * end). BINARY and UNARY below give each op's element expression (in x and y) its three loops,
+ * plain enough for the compiler to vectorise for the instruction set it targets. Both files are
+ * built with -ffp-contract=off, and the expressions use only IEEE's correctly rounded operations
+ * and the C library's functions, so the tables compute the same bits
+ * (tests/c/test_cpu_elementwise.c compares them). Integers compute in unsigned types where C's
+ * signed arithmetic could overflow, so they wrap without undefined behaviour. */
 #ifndef DLX_CPU_ELEMENTWISE_KERNELS_LOOPS_H
 #define DLX_CPU_ELEMENTWISE_KERNELS_LOOPS_H
 
 #include <complex.h>
 #include <math.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "common/convert.h"
 #include "cpu/elementwise_kernels.h"
@@ -389,5 +395,93 @@ const dlx_cpu_ew_kernel KERNEL_TABLE[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1] = {
                 FLOAT_ENTRIES(float32, DLX_FLOAT32) FLOAT_ENTRIES(float64, DLX_FLOAT64)
                     COMPLEX_ENTRIES(complex64, DLX_COMPLEX64)
                         COMPLEX_ENTRIES(complex128, DLX_COMPLEX128)};
+
+/* ---- streamed kernels: the same results, written with non-temporal stores.
+ *
+ * For results far larger than the caches (elementwise.c decides). A plain store to a line that is
+ * not in the cache reads the line from memory first, so an add into an existing tensor moves 16
+ * bytes per float32 element instead of 12; a non-temporal store writes the whole line without
+ * reading it. The stores go straight from the vector registers, between the loads: results
+ * gathered in an L1 buffer and streamed out in bursts were slower than plain stores (a burst
+ * stalls on the write-combining buffers while no load is in flight; bench/RESULTS.md). Only the
+ * cheap arithmetic ops, whose speed is memory's, have one. Each element is the plain kernel's
+ * expression on GCC vector types, the same IEEE operation (or the same wrapping integer one) lane
+ * by lane, so the bytes are the plain kernel's, which also does the unaligned head and the tail.
+ * Each call ends with a store fence: its results are ordered before whatever the thread does next
+ * (the pool's completion count). x86-64 only (SSE2, or AVX in the AVX2 build). */
+#if defined(__SSE2__)
+
+#if defined(__AVX__)
+#define STREAM_VEC_BYTES 32
+#define STREAM_VEC(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (__m256i)(v))
+#else
+#define STREAM_VEC_BYTES 16
+#define STREAM_VEC(p, v) _mm_stream_si128((__m128i *)(void *)(p), (__m128i)(v))
+#endif
+
+/* x OP y on vectors of T; plain: the kernel of the same op (head and tail). */
+#define STREAMED(fname, plain, T, OP)                                                              \
+  static void fname(char *out_, const char *a_, const char *b_, int64_t n, dlx_cpu_ew_mode mode) { \
+    typedef T vec __attribute__((vector_size(STREAM_VEC_BYTES)));                                  \
+    enum { W = STREAM_VEC_BYTES / sizeof(T) };                                                     \
+    T *out = (T *)(void *)out_;                                                                    \
+    const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_;                    \
+    int64_t head = (int64_t)((-(uintptr_t)out_ & (STREAM_VEC_BYTES - 1)) / sizeof(T)), i;          \
+    vec x, y;                                                                                      \
+    if (head > n) head = n;                                                                        \
+    plain(out_, a_, b_, head, mode);                                                               \
+    i = head;                                                                                      \
+    if (mode == DLX_CPU_EW_VV) {                                                                   \
+      for (; i + W <= n; i += W) {                                                                 \
+        memcpy(&x, a + i, sizeof x);                                                               \
+        memcpy(&y, b + i, sizeof y);                                                               \
+        STREAM_VEC(out + i, x OP y);                                                               \
+      }                                                                                            \
+    } else if (mode == DLX_CPU_EW_VS) {                                                            \
+      for (int k = 0; k < W; k++) y[k] = b[0];                                                     \
+      for (; i + W <= n; i += W) {                                                                 \
+        memcpy(&x, a + i, sizeof x);                                                               \
+        STREAM_VEC(out + i, x OP y);                                                               \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int k = 0; k < W; k++) x[k] = a[0];                                                     \
+      for (; i + W <= n; i += W) {                                                                 \
+        memcpy(&y, b + i, sizeof y);                                                               \
+        STREAM_VEC(out + i, x OP y);                                                               \
+      }                                                                                            \
+    }                                                                                              \
+    plain((char *)(out + i), mode == DLX_CPU_EW_SV ? a_ : (const char *)(a + i),                   \
+          mode == DLX_CPU_EW_VS ? b_ : (const char *)(b + i), n - i, mode);                        \
+    _mm_sfence();                                                                                  \
+  }
+
+/* Integers in their unsigned type: the plain kernels' wrapping arithmetic. */
+#define STREAMED_ARITH(name, T)                                                                    \
+  STREAMED(add_##name##_streamed, add_##name, T, +)                                                \
+  STREAMED(sub_##name##_streamed, sub_##name, T, -)                                                \
+  STREAMED(mul_##name##_streamed, mul_##name, T, *)
+STREAMED_ARITH(int32, uint32_t)
+STREAMED_ARITH(int64, uint64_t)
+STREAMED_ARITH(uint32, uint32_t)
+STREAMED_ARITH(uint64, uint64_t)
+STREAMED_ARITH(float32, float)
+STREAMED_ARITH(float64, double)
+STREAMED(div_float32_streamed, div_float32, float, /)
+STREAMED(div_float64_streamed, div_float64, double, /)
+
+#define STREAM_ENTRIES(name, E)                                                                    \
+  [DLX_EW_ADD][E] = add_##name##_streamed, [DLX_EW_SUB][E] = sub_##name##_streamed,                \
+  [DLX_EW_MUL][E] = mul_##name##_streamed,
+
+const dlx_cpu_ew_kernel STREAM_TABLE[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1] = {
+    [DLX_EW_DIV][DLX_FLOAT32] = div_float32_streamed,
+    [DLX_EW_DIV][DLX_FLOAT64] = div_float64_streamed,
+    STREAM_ENTRIES(int32, DLX_INT32) STREAM_ENTRIES(int64, DLX_INT64)
+        STREAM_ENTRIES(uint32, DLX_UINT32) STREAM_ENTRIES(uint64, DLX_UINT64)
+            STREAM_ENTRIES(float32, DLX_FLOAT32) STREAM_ENTRIES(float64, DLX_FLOAT64)};
+
+#else
+const dlx_cpu_ew_kernel STREAM_TABLE[DLX_EW_NUM_OPS][DLX_COMPLEX128 + 1] = {{NULL}};
+#endif
 
 #endif

@@ -4,8 +4,9 @@
  * each worker it wakes takes blocks too, one at a time, while any are left. The caller then
  * waits only for blocks a worker has actually taken: a worker that the OS has not scheduled yet
  * (a busy machine) holds nothing up, it finds the job gone when it wakes. Workers sleep on a
- * condition variable between jobs and never spin, so idle workers take no CPU time from the
- * host's threads.
+ * condition variable between jobs, after staying awake for a moment in case another comes
+ * (AWAKE_NS, below: yielding their core to any thread that wants it), so idle workers take no
+ * CPU time from the host's threads. A worker takes part only in the jobs it is invited to.
  *
  * Waking a worker pays only when the work left outlasts the wake-up by a margin: a worker
  * that arrives late takes a block the caller would have finished sooner, and the caller then
@@ -20,7 +21,8 @@
  * waking a sleeping core than the job lasts (virtual machines), turns the wake-up into a
  * loss. For each short job size the pool therefore times jobs run both ways and runs the
  * next one the faster way, trying the other way on one job in EXPLORE_EVERY so that its time
- * stays current as the machine's load changes.
+ * stays current as the machine's load changes. A long job wakes one worker at least, whatever
+ * the wake-up time (one_at_least).
  *
  * Blocks are claimed with one atomic word, the job's generation in the high half and the next
  * block in the low half, so a late worker can never take a block of a newer job for the old
@@ -100,10 +102,12 @@ static struct {
   pthread_cond_t finished;              /* the caller: the last block is done */
   atomic_flag busy;                     /* a caller owns the pool */
   int workers;                          /* started so far; only grows */
-  pthread_cond_t wake[MAX_THREADS - 1]; /* worker i: a new job (generation changed) */
+  pthread_cond_t wake[MAX_THREADS - 1]; /* worker i: invited to a new job */
   uint32_t generation;                  /* of the current job, under lock */
   pool_job job;                         /* under lock */
   _Atomic uint64_t claim;               /* generation << 32 | next block */
+  _Atomic uint64_t invite;              /* generation << 32 | workers 0 .. n-1 invited to it */
+  atomic_int awake;                     /* workers not asleep (in a job or staying awake) */
   atomic_int_fast64_t done;
   int64_t signalled_at; /* when the current job's workers were woken (ns), 0: not yet; under lock */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -174,6 +178,21 @@ static int workers_worth_waking(int64_t rest, int64_t per_block, int helpers) {
   return worth < helpers ? (int)worth : helpers;
 }
 
+/* ---- long jobs: one worker at least */
+
+/* wake_ns is learned only from workers that are woken, and in a virtual machine it swings from
+ * microseconds to milliseconds as the hypervisor takes idle cores back and returns them (or as
+ * another library's threads spin on the cores after their own parallel work, as libgomp's do):
+ * a time learned in a slow spell would keep every later job on one thread, and would never be
+ * measured again. So a long job (more than SHORT_JOB_BLOCKS blocks, worth a wake-up on an idle
+ * machine) always wakes one worker, and the learned time decides how many more. A worker that
+ * comes late costs such a job little: it takes blocks only while any are left, and the caller
+ * waits only for those it took, one each. */
+static int one_at_least(int count, int64_t rest, int64_t per_block, int helpers) {
+  if (count > 0 || helpers < 1 || rest <= SHORT_JOB_BLOCKS || per_block <= 0) return count;
+  return rest >= WAKE_PAYOFF * FIRST_WAKE_NS / per_block ? 1 : 0;
+}
+
 /* Set (non-NULL) on pool workers, and on a caller while it runs blocks: kernels called from a
  * block run on their own thread. A pthread key rather than _Thread_local: the library is often
  * a dlopened module, and LeakSanitizer's thread walk at exit crashes on the dynamic TLS of
@@ -216,24 +235,61 @@ static void run_blocks(const pool_job *job, uint32_t gen, bool caller) {
   }
 }
 
+/* Whether worker index is invited to a job after generation seen (invite word w). */
+static bool invited(uint64_t w, uint32_t seen, int index) {
+  return (uint32_t)(w >> 32) != seen && index < (int)(w & 0xffffffffu);
+}
+
+/* ---- staying awake between jobs */
+
+/* A worker that sleeps as soon as its blocks are done lets its core go idle, and in a virtual
+ * machine the hypervisor then takes the core back: waking it for the next job took 1 to 5 ms on
+ * this project's 2-vCPU machines (bench/RESULTS.md), a long kernel's whole share of the second
+ * thread. PyTorch's OpenMP workers spin for milliseconds after each parallel call instead, which
+ * is why its large kernels outran dlx's back to back. So a worker stays awake until AWAKE_NS after
+ * the end of its job, waiting for an invitation to the next job while yielding its core to any
+ * other thread that wants it (sched_yield: the host's threads lose nothing, only an idle core is
+ * kept busy), and then sleeps. The caller invites awake workers to any long job at no wake-up cost;
+ * they never join a job they were not invited to, so the pool's choices for short jobs hold. */
+#define AWAKE_NS 1000000
+
+/* Waits, yielding, for the end of job seen (its blocks of blocks: the last ones other threads
+ * run; 10 AWAKE_NS at most, for jobs of very long blocks), and then up to AWAKE_NS for an
+ * invitation to a newer one. */
+static void stay_awake(uint32_t seen, int64_t blocks, int index) {
+  int64_t start = now_ns();
+  while ((uint32_t)(atomic_load(&pool.claim) >> 32) == seen && atomic_load(&pool.done) < blocks &&
+         now_ns() - start < 10 * AWAKE_NS)
+    sched_yield();
+  start = now_ns();
+  while (!invited(atomic_load(&pool.invite), seen, index) && now_ns() - start < AWAKE_NS)
+    sched_yield();
+}
+
 static void *worker_main(void *arg) {
   int index = (int)(intptr_t)arg;
   uint32_t seen;
   set_in_job(true);
   pthread_mutex_lock(&pool.lock);
   seen = pool.generation - 1; /* started for the current job: help with it */
+  atomic_fetch_add(&pool.awake, 1);
   for (;;) {
     bool slept = false;
-    while (pool.generation == seen) {
+    while (!invited(atomic_load(&pool.invite), seen, index)) {
+      atomic_fetch_sub(&pool.awake, 1); /* awake: from its wake-up to its next sleep */
       pthread_cond_wait(&pool.wake[index], &pool.lock);
+      atomic_fetch_add(&pool.awake, 1);
       slept = true;
     }
-    seen = pool.generation;
+    seen = (uint32_t)(atomic_load(&pool.invite) >> 32);
     if (slept && pool.signalled_at != 0) learn(&wake_ns, now_ns() - pool.signalled_at);
     pool_job job = pool.job;
+    bool current = pool.generation == seen; /* not a newer job that nobody invited it to */
     pthread_mutex_unlock(&pool.lock);
-    if (index < job.helpers) run_blocks(&job, seen, false);
-    pthread_mutex_lock(&pool.lock);
+    if (current) run_blocks(&job, seen, false);
+    stay_awake(seen, job.blocks, index);
+    /* awake, it takes the lock without sleeping on it: the caller holds it while it invites */
+    while (pthread_mutex_trylock(&pool.lock) != 0) sched_yield();
   }
   return NULL;
 }
@@ -266,6 +322,7 @@ static void before_fork(void) { pthread_mutex_lock(&pool.lock); }
 static void after_fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
 static void after_fork_child(void) {
   pool.workers = 0;
+  atomic_store(&pool.awake, 0);
   atomic_flag_clear(&pool.busy);
   pthread_mutex_unlock(&pool.lock);
 }
@@ -278,6 +335,7 @@ static void install_fork_handlers(void) {
 static void wake_workers(uint32_t gen, int count) {
   pthread_mutex_lock(&pool.lock);
   if (pool.generation == gen) {
+    atomic_store(&pool.invite, (uint64_t)gen << 32 | (uint32_t)count);
     start_workers(count);
     pool.signalled_at = now_ns();
     for (int i = 0; i < count && i < pool.workers; i++) pthread_cond_signal(&pool.wake[i]);
@@ -300,7 +358,8 @@ static void run_caller_blocks(const pool_job *job, uint32_t gen, bool decided) {
   learn(&block_ns, took);
   if (!decided) {
     int64_t rest = job->blocks - (int64_t)(atomic_load(&pool.claim) & 0xffffffffu);
-    int count = workers_worth_waking(rest, took, job->helpers);
+    int count =
+        one_at_least(workers_worth_waking(rest, took, job->helpers), rest, took, job->helpers);
     if (count > 0) wake_workers(gen, count);
   }
   run_blocks(job, gen, true);
@@ -320,14 +379,22 @@ static void run_on_pool(const pool_job *request, int threads) {
   pthread_mutex_unlock(&pool.lock);
 
   int64_t start = now_ns(), per_block = atomic_load_explicit(&block_ns, memory_order_relaxed);
-  int count = workers_worth_waking(job.blocks - 1, per_block, job.helpers);
+  int count = one_at_least(workers_worth_waking(job.blocks - 1, per_block, job.helpers),
+                           job.blocks - 1, per_block, job.helpers);
+  int awake = atomic_load(&pool.awake); /* invited at no wake-up cost to a long job */
+  if (job.blocks > SHORT_JOB_BLOCKS && count < awake)
+    count = awake < job.helpers ? awake : job.helpers;
   bool short_job = count > 0 && job.blocks <= SHORT_JOB_BLOCKS;
   if (short_job && !short_job_helped(job.blocks)) count = 0;
   if (count > 0) wake_workers(gen, count);
   set_in_job(true);
   run_caller_blocks(&job, gen, short_job || count > 0);
   set_in_job(false);
-  if (atomic_load(&pool.done) < job.blocks) { /* blocks still running on workers */
+  /* blocks still running on workers: at most one each, so first wait awake (a sleeping caller
+   * can take as long to wake as a worker) */
+  int64_t waited = now_ns();
+  while (atomic_load(&pool.done) < job.blocks && now_ns() - waited < AWAKE_NS) sched_yield();
+  if (atomic_load(&pool.done) < job.blocks) {
     pthread_mutex_lock(&pool.lock);
     while (atomic_load(&pool.done) < job.blocks) pthread_cond_wait(&pool.finished, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
@@ -337,9 +404,19 @@ static void run_on_pool(const pool_job *request, int threads) {
 
 long dlx_cpu_pool_wakeups(void) { return atomic_load(&wakeups); }
 
+int dlx_cpu_pool_awake(void) { return atomic_load(&pool.awake); }
+
+void dlx_cpu_pool_set_wake_ns(int64_t ns) {
+  atomic_store_explicit(&wake_ns, ns > 0 ? ns : FIRST_WAKE_NS, memory_order_relaxed);
+}
+
 #else
 
 long dlx_cpu_pool_wakeups(void) { return 0; }
+
+int dlx_cpu_pool_awake(void) { return 0; }
+
+void dlx_cpu_pool_set_wake_ns(int64_t ns) { (void)ns; }
 
 #endif
 

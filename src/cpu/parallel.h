@@ -34,6 +34,12 @@ void dlx_cpu_parallel_for(int64_t n, int64_t grain, dlx_cpu_range_fn fn, void *c
 /* Workers woken so far, for tests: a job wakes workers only when its blocks outlast a wake-up
  * (the pool measures both), so short blocks stay on the calling thread. */
 long dlx_cpu_pool_wakeups(void);
+/* For tests: the workers that are not asleep (running blocks, or staying awake for a moment
+ * after a job in case another comes). */
+int dlx_cpu_pool_awake(void);
+/* For tests: sets the wake-up time the pool has learned (ns; <= 0: its first guess), as a busy
+ * spell would have. */
+void dlx_cpu_pool_set_wake_ns(int64_t ns);
 
 /* Items of item_bytes each that make one grain (at least 1). */
 static inline int64_t dlx_cpu_grain_items(int64_t item_bytes) {

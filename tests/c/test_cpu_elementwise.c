@@ -2,7 +2,8 @@
  * the core accepts has a kernel; misaligned operands (foreign memory) take the buffered path;
  * strided, cast and chunked rows give every element right; and the result is the same bytes on
  * one thread and on two; the kernels built for every instruction set this CPU has give the same
- * bytes. */
+ * bytes, and so do the streamed kernels (non-temporal stores) and a result large enough to be
+ * streamed. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -334,6 +335,93 @@ static void test_isas_give_the_same_bytes(void) {
   if (isas > 0) CHECK(kernels > 300 * isas);
 }
 
+/* The streamed kernels (non-temporal stores, for large results) of each ISA give the bytes of
+ * the same ISA's kernel, in every mode, over lengths and starts that put the unaligned head, the
+ * vector body and the tail in every combination; nothing outside the row is written. */
+static void test_streamed_kernels_give_the_same_bytes(void) {
+  enum { N = 301, PAD = 8 };
+  static char a[(N + PAD) * 8], b[(N + PAD) * 8], want[(N + PAD) * 8], got[(N + PAD) * 8];
+  static const int64_t lengths[] = {0, 1, 3, 8, 17, 64, N};
+  int streamed = 0;
+  for (int isa = 0; isa < DLX_CPU_ISAS; isa++) {
+    if (!dlx_cpu_isa_available((dlx_cpu_isa)isa)) continue;
+    for (int d = 0; d <= DLX_COMPLEX128; d++) {
+      for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
+        dlx_cpu_ew_kernel fast =
+            dlx_cpu_ew_stream_kernel_isa((dlx_ew_op)op, (dlx_dtype)d, (dlx_cpu_isa)isa);
+        dlx_cpu_ew_kernel plain =
+            dlx_cpu_ew_kernel_isa((dlx_ew_op)op, (dlx_dtype)d, (dlx_cpu_isa)isa);
+        if (fast == NULL) continue;
+        streamed++;
+        int64_t size = dlx_itemsize((dlx_dtype)d);
+        dlx_dtype rdtype = dlx_ew_result_of((dlx_ew_op)op, (dlx_dtype)d);
+        rng_state = (uint64_t)(7000 + 100 * d + op);
+        fill_values(a, (dlx_dtype)d, N + PAD);
+        fill_values(b, (dlx_dtype)d, N + PAD);
+        for (int mode = 0; mode < 3; mode++) {
+          for (int64_t start = 0; start < PAD; start++) {
+            for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+              int64_t n = lengths[k], at = start * size;
+              memset(want, 0x5a, sizeof want);
+              memset(got, 0x5a, sizeof got);
+              plain(want + at, a + at, b + at, n, (dlx_cpu_ew_mode)mode);
+              fast(got + at, a + at, b + at, n, (dlx_cpu_ew_mode)mode);
+              if (!same_results(want, got, sizeof want, rdtype)) {
+                fprintf(stderr, "%s streamed %s on %s, mode %d, start %d, n %d: other bytes\n",
+                        dlx_cpu_isa_name((dlx_cpu_isa)isa), dlx_ew_name((dlx_ew_op)op),
+                        dlx_dtype_info_of((dlx_dtype)d)->name, mode, (int)start, (int)n);
+                CHECK(false);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  printf("test_cpu_elementwise: %d streamed kernels compared\n", streamed);
+#if defined(__x86_64__)
+  CHECK(streamed >= 20); /* add, sub, mul of 6 dtypes, div of float32 and float64 */
+#endif
+}
+
+/* A result of 64 MiB or more goes out through the streamed kernel (elementwise.c): every element
+ * right on one thread and on two, into a dst whose first element is not at a vector boundary,
+ * for a + a, a - 3 and 3 - a (the three modes). */
+static void test_large_result(void) {
+  const int64_t n = ((int64_t)16 << 20) + 5; /* 64 MiB of float32 and a little */
+  int64_t shape[1] = {n}, strides[1] = {1};
+  dlx_buffer *ba = new_buffer((size_t)n * 4), *bd = new_buffer((size_t)(n + 1) * 4);
+  dlx_error err;
+  float *pa = ba->data;
+  for (int64_t i = 0; i < n; i++) pa[i] = (float)(i % 1000) * 0.25f - 7.0f;
+  dlx_tensor a = make_tensor(ba, DLX_FLOAT32, 1, shape, strides, 0);
+  dlx_tensor d = make_tensor(bd, DLX_FLOAT32, 1, shape, strides, 1);
+  dlx_operand oa = tensor_operand(&a), three;
+  three.tensor = NULL;
+  three.scalar.kind = DLX_KIND_FLOAT;
+  three.scalar.v.f = 3.0;
+  for (int threads = 1; threads <= 2; threads++) {
+    dlx_cpu_set_num_threads(threads);
+    for (int form = 0; form < 3; form++) {
+      const dlx_operand *x = form == 2 ? &three : &oa;
+      const dlx_operand *y = form == 1 ? &three : &oa;
+      memset(bd->data, 0, (size_t)(n + 1) * 4);
+      CHECK(dlx_elementwise(form == 0 ? DLX_EW_ADD : DLX_EW_SUB, x, y, &d, NULL, &err) == 0);
+      const float *pd = (const float *)bd->data + 1;
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; i++) {
+        float want = form == 0 ? pa[i] + pa[i] : form == 1 ? pa[i] - 3.0f : 3.0f - pa[i];
+        wrong += pd[i] != want;
+      }
+      CHECK(wrong == 0);
+      CHECK(((const float *)bd->data)[0] == 0.0f); /* the element before dst untouched */
+    }
+  }
+  dlx_cpu_set_num_threads(0);
+  free_buffer(ba);
+  free_buffer(bd);
+}
+
 int main(void) {
   test_devices();
   test_devices_of_math_and_ternary_ops();
@@ -342,5 +430,7 @@ int main(void) {
   test_misaligned_operands();
   test_strided_cast_rows_and_threads();
   test_isas_give_the_same_bytes();
+  test_streamed_kernels_give_the_same_bytes();
+  test_large_result();
   return check_report("test_cpu_elementwise");
 }

@@ -5,6 +5,9 @@
  *   - the work really spreads when it pays: with 2 threads and blocks far longer than a
  *     wake-up, a worker takes blocks while the caller is busy; blocks far shorter stay on the
  *     caller and wake no worker as a rule (a fraction of the jobs may, on a slow machine);
+ *   - a long job wakes a worker whatever wake-up time the pool learned in a slow spell;
+ *   - a worker stays awake for a moment after a job, then sleeps; it never joins a short job
+ *     that the pool keeps on the caller;
  *   - a range function that calls the pool again runs that inner loop on its own thread;
  *   - several host threads calling at once all get their work done (one owns the pool, the
  *     others run on their own thread);
@@ -129,6 +132,66 @@ static void test_spread(void) {
     CHECK_EQ_INT(atomic_load(&s.worker_blocks) + atomic_load(&s.caller_blocks), 64);
     CHECK(dlx_cpu_pool_wakeups() > wakeups);
   }
+  dlx_cpu_set_num_threads(0);
+}
+
+/* A long job: 64 blocks of `tenths` tenths of a millisecond of busy work. */
+static void busy_range(void *ctx, int64_t begin, int64_t end) {
+  long tenths = *(const long *)ctx;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
+         100000L * tenths * (end - begin));
+}
+
+static void long_job(long tenths) { dlx_cpu_parallel_for(64, 1, busy_range, &tenths); }
+
+/* A long job wakes one worker at least, whatever wake-up time the pool has learned (set here:
+ * 10 s, as a slow spell could have taught it): the pool learns that time only from the workers
+ * it wakes, so a job kept alone by it would never measure it again (workers asleep: 20 ms
+ * between the jobs). */
+static void test_long_jobs_wake_one(void) {
+  dlx_cpu_set_num_threads(2);
+  long_job(1); /* blocks of 0.1 ms: the pool's measure */
+  dlx_cpu_pool_set_wake_ns(10000000000);
+  long wakeups = dlx_cpu_pool_wakeups();
+  for (int job = 0; job < 4; job++) {
+    sleep_ms(20);
+    long_job(1);
+  }
+  long woken = dlx_cpu_pool_wakeups() - wakeups;
+  printf("long jobs: %ld of 4 woke a worker after a 10 s wake-up was learned\n", woken);
+  CHECK(woken == 4);
+  dlx_cpu_pool_set_wake_ns(0);
+  dlx_cpu_set_num_threads(0);
+}
+
+/* Right after a job its worker stays awake for a moment (in case another job comes: the next
+ * long one takes it at no wake-up cost), then sleeps; and an awake worker joins only the jobs it
+ * is invited to, so the short jobs that the pool keeps on the caller stay there. */
+static void test_awake_worker(void) {
+  int others = 0, total = 0, awake_after = 0;
+  bool ok = true;
+  dlx_cpu_set_num_threads(2);
+  long_job(1);
+  dlx_cpu_pool_set_wake_ns(10000000000); /* no short job is worth a wake-up */
+  for (int round = 0; round < 20; round++) {
+    long_job(1);
+    awake_after += dlx_cpu_pool_awake() > 0; /* unless the worker did not run, or we were not */
+    ok = ok && covers(8, 1, &others);        /* short, right after: kept on the caller */
+    total += others;
+  }
+  int waited = 0;
+  while (dlx_cpu_pool_awake() > 0 && waited++ < 2000) sleep_ms(1);
+  printf("awake worker: awake after %d of 20 long jobs, asleep %d ms later, ran %d of 160 short "
+         "ranges\n",
+         awake_after, waited, total);
+  CHECK(ok);
+  CHECK(awake_after >= 1); /* as a rule all 20: the machine's load decides */
+  CHECK(dlx_cpu_pool_awake() == 0);
+  CHECK_EQ_INT(total, 0);
+  dlx_cpu_pool_set_wake_ns(0);
   dlx_cpu_set_num_threads(0);
 }
 
@@ -280,6 +343,8 @@ int main(void) {
   test_cover();
   test_spread();
   test_short_blocks_stay();
+  test_long_jobs_wake_one();
+  test_awake_worker();
   test_nested();
   test_many_callers();
   test_kernels_agree();
