@@ -72,7 +72,8 @@ return function(device, it)
         check(t, function(x)
           return dlx.max_pool2d(x, 3, { dilation = 2, padding = 1, return_indices = true })
         end)
-        check(t:select(1, 1), function(x) return dlx.max_pool2d(x, 2, { return_indices = true }) end)
+        check(t:select(1, 1),
+          function(x) return dlx.max_pool2d(x, 2, { return_indices = true }) end)
       end
     end
     -- a window of -inf only, and one with two NaN (the last wins)
@@ -110,7 +111,9 @@ return function(device, it)
     }
     for _, dtype in ipairs { "float32", "float64" } do
       for _, t in ipairs(layouts(dtype, { 2, 2, 6, 5 })) do
-        for _, opts in ipairs(CASES) do check(t, function(x) return dlx.interpolate(x, opts) end) end
+        for _, opts in ipairs(CASES) do
+          check(t, function(x) return dlx.interpolate(x, opts) end)
+        end
       end
     end
   end)

@@ -90,7 +90,9 @@ local function interpolate_args(hh, ww)
     until math.floor(hh * a) >= 1 and math.floor(ww * b) >= 1
     opts.scale_factor = a == b and a or { a, b }
   end
-  if opts.mode ~= "nearest" and math.random() < 0.6 then opts.align_corners = math.random() < 0.5 end
+  if opts.mode ~= "nearest" and math.random() < 0.6 then
+    opts.align_corners = math.random() < 0.5
+  end
   return opts
 end
 

@@ -58,7 +58,9 @@ end
 
 -- t as planes [P, h, w] (a view when it can be), and the shape of a result of out_h x out_w.
 local function planes_of(name, t, ndims, core)
-  if not core.is_tensor(t) then raise("TypeError", "%s: t must be a tensor, not %s", name, type(t)) end
+  if not core.is_tensor(t) then
+    raise("TypeError", "%s: t must be a tensor, not %s", name, type(t))
+  end
   if not FLOAT[t.dtype] then
     raise("TypeError", "%s: dtype %s is not supported (float32 or float64)", name, t.dtype)
   end
@@ -374,14 +376,15 @@ function M.install(dlx, core)
       raise("TypeError", "interpolate: opts must be a table with size or scale_factor, not %s",
         type(opts))
     end
-    check_options(name, opts, { size = true, scale_factor = true, mode = true, align_corners = true })
+    check_options(name, opts,
+      { size = true, scale_factor = true, mode = true, align_corners = true })
     local x, _, _, shape_of = planes_of(name, t, RESIZE_DIMS, core)
     local mode = opts.mode == nil and "nearest" or opts.mode
     if type(mode) ~= "string" then raise("TypeError", "interpolate: mode must be a string, not %s",
       type(mode)) end
     if not MODES[mode] then
-      raise("ValueError", "interpolate: mode must be \"nearest\", \"bilinear\" or \"bicubic\", got \"%s\"",
-        mode)
+      raise("ValueError",
+        "interpolate: mode must be \"nearest\", \"bilinear\" or \"bicubic\", got \"%s\"", mode)
     end
     if mode == "nearest" and opts.align_corners ~= nil then
       raise("ValueError", "interpolate: align_corners applies to \"bilinear\" and \"bicubic\" only")

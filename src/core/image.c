@@ -42,8 +42,7 @@ static int check_pool(const dlx_image_request *req, const dlx_tensor *src, int64
   for (int d = 0; d < 2; d++) {
     if (req->kernel[d] < 1 || req->stride[d] < 1 || req->dilation[d] < 1 || req->padding[d] < 0)
       return dlx_fail(err, DLX_VALUE_ERROR,
-                      "%s: kernel_size, stride and dilation must be >= 1 and padding >= 0",
-                      name);
+                      "%s: kernel_size, stride and dilation must be >= 1 and padding >= 0", name);
     if (req->padding[d] > req->kernel[d] / 2)
       return dlx_fail(err, DLX_VALUE_ERROR,
                       "%s: padding %lld must be at most half the kernel size %lld", name,
@@ -60,15 +59,15 @@ static int check_pool(const dlx_image_request *req, const dlx_tensor *src, int64
   return 0;
 }
 
-static int check(const dlx_image_request *req, const dlx_tensor *src, int64_t out_h,
-                 int64_t out_w, dlx_error *err) {
+static int check(const dlx_image_request *req, const dlx_tensor *src, int64_t out_h, int64_t out_w,
+                 dlx_error *err) {
   const char *name = dlx_image_op_name(req->op);
   char device[48];
   int rc = dlx_buffer_check(src->buffer, err);
   if (rc != 0) return rc;
   if (src->dtype != DLX_FLOAT32 && src->dtype != DLX_FLOAT64)
-    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s is not supported (float32 or float64)",
-                    name, dlx_dtype_info_of(src->dtype)->name);
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s is not supported (float32 or float64)", name,
+                    dlx_dtype_info_of(src->dtype)->name);
   if (src->ndim != 3 || src->shape[1] < 1 || src->shape[2] < 1)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: expected planes of at least 1 x 1 elements", name);
   if (out_h < 1 || out_w < 1)
@@ -103,8 +102,8 @@ int dlx_image(dlx_tensor *out, dlx_tensor *indices, dlx_image_request *req, cons
   if (dlx_tensor_is_contiguous(src))
     dlx_tensor_share(&plain, src);
   else
-    rc = dlx_clone_as_memory(&plain, src, src->dtype, src->buffer->device,
-                             dlx_tensor_memory(src), err);
+    rc = dlx_clone_as_memory(&plain, src, src->dtype, src->buffer->device, dlx_tensor_memory(src),
+                             err);
   if (rc == 0) rc = dlx_compute_on(&plain, &backend, err);
   if (rc == 0) {
     req->src = &plain;

@@ -53,46 +53,46 @@ static void nearest_axis(axis *a, int64_t in, int64_t out, double given) {
 }
 
 /* Keys' cubic convolution with A = -0.75 (PyTorch's get_cubic_upsample_coefficients). */
-#define CUBIC_COEFFS(T, c, t)                                                                     \
-  do {                                                                                            \
-    const T A = (T)-0.75, x1 = (t), x2 = (T)1.0 - (t), y1 = x1 + (T)1.0, y2 = x2 + (T)1.0;       \
-    (c)[0] = ((A * y1 - (T)5.0 * A) * y1 + (T)8.0 * A) * y1 - (T)4.0 * A;                         \
-    (c)[1] = ((A + (T)2.0) * x1 - (A + (T)3.0)) * x1 * x1 + (T)1.0;                               \
-    (c)[2] = ((A + (T)2.0) * x2 - (A + (T)3.0)) * x2 * x2 + (T)1.0;                               \
-    (c)[3] = ((A * y2 - (T)5.0 * A) * y2 + (T)8.0 * A) * y2 - (T)4.0 * A;                         \
+#define CUBIC_COEFFS(T, c, t)                                                                      \
+  do {                                                                                             \
+    const T A = (T)-0.75, x1 = (t), x2 = (T)1.0 - (t), y1 = x1 + (T)1.0, y2 = x2 + (T)1.0;         \
+    (c)[0] = ((A * y1 - (T)5.0 * A) * y1 + (T)8.0 * A) * y1 - (T)4.0 * A;                          \
+    (c)[1] = ((A + (T)2.0) * x1 - (A + (T)3.0)) * x1 * x1 + (T)1.0;                                \
+    (c)[2] = ((A + (T)2.0) * x2 - (A + (T)3.0)) * x2 * x2 + (T)1.0;                                \
+    (c)[3] = ((A * y2 - (T)5.0 * A) * y2 + (T)8.0 * A) * y2 - (T)4.0 * A;                          \
   } while (0)
 
 /* The source index (floor, as float: PyTorch's floorf even for double) and the fraction of
  * each output index (guard_index_and_lambda), then the taps and weights of BILINEAR or
  * BICUBIC. */
-#define DEFINE_AXIS(T, SCALE, NAME)                                                               \
-  static void NAME(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {      \
-    T scale = SCALE(in, out, align, given), *w = a->w;                                            \
-    for (int64_t o = 0; o < out; o++) {                                                           \
-      int64_t *idx = a->idx + o * a->taps, i0;                                                    \
-      T *wo = w + o * a->taps, real, lambda;                                                      \
-      if (!cubic && out == in) { /* PyTorch copies this dim */                                    \
-        idx[0] = idx[1] = o;                                                                      \
-        wo[0] = (T)1.0;                                                                           \
-        wo[1] = (T)0.0;                                                                           \
-        continue;                                                                                 \
-      }                                                                                           \
-      real = align ? scale * (T)o : scale * ((T)o + (T)0.5) - (T)0.5;                             \
-      if (!align && !cubic && real < (T)0.0) real = (T)0.0;                                       \
-      i0 = (int64_t)floorf((float)real);                                                          \
-      if (i0 > in - 1) i0 = in - 1;                                                               \
-      lambda = real - (T)i0;                                                                      \
-      lambda = lambda < (T)0.0 ? (T)0.0 : lambda > (T)1.0 ? (T)1.0 : lambda;                      \
-      if (!cubic) {                                                                               \
-        idx[0] = i0;                                                                              \
-        idx[1] = i0 + (i0 < in - 1 ? 1 : 0);                                                      \
-        wo[1] = lambda;                                                                           \
-        wo[0] = (T)1.0 - lambda;                                                                  \
-      } else {                                                                                    \
-        for (int j = 0; j < 4; j++) idx[j] = clamp_index(i0 - 1 + j, in);                         \
-        CUBIC_COEFFS(T, wo, lambda);                                                              \
-      }                                                                                           \
-    }                                                                                             \
+#define DEFINE_AXIS(T, SCALE, NAME)                                                                \
+  static void NAME(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {       \
+    T scale = SCALE(in, out, align, given), *w = a->w;                                             \
+    for (int64_t o = 0; o < out; o++) {                                                            \
+      int64_t *idx = a->idx + o * a->taps, i0;                                                     \
+      T *wo = w + o * a->taps, real, lambda;                                                       \
+      if (!cubic && out == in) { /* PyTorch copies this dim */                                     \
+        idx[0] = idx[1] = o;                                                                       \
+        wo[0] = (T)1.0;                                                                            \
+        wo[1] = (T)0.0;                                                                            \
+        continue;                                                                                  \
+      }                                                                                            \
+      real = align ? scale * (T)o : scale * ((T)o + (T)0.5) - (T)0.5;                              \
+      if (!align && !cubic && real < (T)0.0) real = (T)0.0;                                        \
+      i0 = (int64_t)floorf((float)real);                                                           \
+      if (i0 > in - 1) i0 = in - 1;                                                                \
+      lambda = real - (T)i0;                                                                       \
+      lambda = lambda < (T)0.0 ? (T)0.0 : lambda > (T)1.0 ? (T)1.0 : lambda;                       \
+      if (!cubic) {                                                                                \
+        idx[0] = i0;                                                                               \
+        idx[1] = i0 + (i0 < in - 1 ? 1 : 0);                                                       \
+        wo[1] = lambda;                                                                            \
+        wo[0] = (T)1.0 - lambda;                                                                   \
+      } else {                                                                                     \
+        for (int j = 0; j < 4; j++) idx[j] = clamp_index(i0 - 1 + j, in);                          \
+        CUBIC_COEFFS(T, wo, lambda);                                                               \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 DEFINE_AXIS(float, scale_f, linear_axis_f)
@@ -136,74 +136,74 @@ typedef struct image_job {
 
 /* ---- pooling */
 
-#define DEFINE_MAX_POOL(T, NAME)                                                                  \
-  static void NAME(image_job *j, int64_t begin, int64_t end) {                                    \
-    const dlx_image_request *r = j->r;                                                            \
-    int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];        \
-    int64_t dh = r->dilation[0], dw = r->dilation[1], kh = r->kernel[0], kw = r->kernel[1];       \
-    for (int64_t row = begin; row < end; row++) {                                                 \
-      int64_t plane = row / j->out_h, oh = row % j->out_h;                                        \
-      const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                               \
-      T *dst = (T *)j->dst + row * j->out_w;                                                      \
-      int64_t *ind = j->indices != NULL ? j->indices + row * j->out_w : NULL;                     \
-      int64_t ih0 = oh * sh - ph, ih1 = ih0 + (kh - 1) * dh + 1;                                  \
-      if (ih1 > j->in_h) ih1 = j->in_h;                                                           \
-      while (ih0 < 0) ih0 += dh;                                                                  \
-      for (int64_t ow = 0; ow < j->out_w; ow++) {                                                 \
-        int64_t iw0 = ow * sw - pw, iw1 = iw0 + (kw - 1) * dw + 1, at;                            \
-        T best = (T)-INFINITY;                                                                    \
-        if (iw1 > j->in_w) iw1 = j->in_w;                                                         \
-        while (iw0 < 0) iw0 += dw;                                                                \
-        at = ih0 * j->in_w + iw0;                                                                 \
-        for (int64_t ih = ih0; ih < ih1; ih += dh)                                                \
-          for (int64_t iw = iw0; iw < iw1; iw += dw) {                                            \
-            T v = src[ih * j->in_w + iw];                                                         \
-            if (v > best || isnan(v)) {                                                           \
-              best = v;                                                                           \
-              at = ih * j->in_w + iw;                                                             \
-            }                                                                                     \
-          }                                                                                       \
-        dst[ow] = best;                                                                           \
-        if (ind != NULL) ind[ow] = at + 1;                                                        \
-      }                                                                                           \
-    }                                                                                             \
+#define DEFINE_MAX_POOL(T, NAME)                                                                   \
+  static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
+    const dlx_image_request *r = j->r;                                                             \
+    int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
+    int64_t dh = r->dilation[0], dw = r->dilation[1], kh = r->kernel[0], kw = r->kernel[1];        \
+    for (int64_t row = begin; row < end; row++) {                                                  \
+      int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
+      const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                                \
+      T *dst = (T *)j->dst + row * j->out_w;                                                       \
+      int64_t *ind = j->indices != NULL ? j->indices + row * j->out_w : NULL;                      \
+      int64_t ih0 = oh * sh - ph, ih1 = ih0 + (kh - 1) * dh + 1;                                   \
+      if (ih1 > j->in_h) ih1 = j->in_h;                                                            \
+      while (ih0 < 0) ih0 += dh;                                                                   \
+      for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
+        int64_t iw0 = ow * sw - pw, iw1 = iw0 + (kw - 1) * dw + 1, at;                             \
+        T best = (T)-INFINITY;                                                                     \
+        if (iw1 > j->in_w) iw1 = j->in_w;                                                          \
+        while (iw0 < 0) iw0 += dw;                                                                 \
+        at = ih0 * j->in_w + iw0;                                                                  \
+        for (int64_t ih = ih0; ih < ih1; ih += dh)                                                 \
+          for (int64_t iw = iw0; iw < iw1; iw += dw) {                                             \
+            T v = src[ih * j->in_w + iw];                                                          \
+            if (v > best || isnan(v)) {                                                            \
+              best = v;                                                                            \
+              at = ih * j->in_w + iw;                                                              \
+            }                                                                                      \
+          }                                                                                        \
+        dst[ow] = best;                                                                            \
+        if (ind != NULL) ind[ow] = at + 1;                                                         \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 DEFINE_MAX_POOL(float, max_pool_f)
 DEFINE_MAX_POOL(double, max_pool_d)
 
-#define DEFINE_AVG_POOL(T, NAME)                                                                  \
-  static void NAME(image_job *j, int64_t begin, int64_t end) {                                    \
-    const dlx_image_request *r = j->r;                                                            \
-    int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];        \
-    int64_t kh = r->kernel[0], kw = r->kernel[1];                                                 \
-    for (int64_t row = begin; row < end; row++) {                                                 \
-      int64_t plane = row / j->out_h, oh = row % j->out_h;                                        \
-      const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                               \
-      T *dst = (T *)j->dst + row * j->out_w;                                                      \
-      int64_t ih0 = oh * sh - ph, ih1 = ih0 + kh;                                                 \
-      if (ih1 > j->in_h + ph) ih1 = j->in_h + ph;                                                 \
-      for (int64_t ow = 0; ow < j->out_w; ow++) {                                                 \
-        int64_t iw0 = ow * sw - pw, iw1 = iw0 + kw, h0 = ih0 < 0 ? 0 : ih0, h1, w0, w1, div;      \
-        T sum = (T)0.0;                                                                           \
-        if (iw1 > j->in_w + pw) iw1 = j->in_w + pw;                                               \
-        div = (ih1 - ih0) * (iw1 - iw0);                                                          \
-        h1 = ih1 < j->in_h ? ih1 : j->in_h;                                                       \
-        w0 = iw0 < 0 ? 0 : iw0;                                                                   \
-        w1 = iw1 < j->in_w ? iw1 : j->in_w;                                                       \
-        if (h0 >= h1 || w0 >= w1) {                                                               \
-          dst[ow] = (T)0.0;                                                                       \
-          continue;                                                                               \
-        }                                                                                         \
-        if (r->divisor > 0)                                                                       \
-          div = r->divisor;                                                                       \
-        else if (!r->count_include_pad)                                                           \
-          div = (h1 - h0) * (w1 - w0);                                                            \
-        for (int64_t ih = h0; ih < h1; ih++)                                                      \
-          for (int64_t iw = w0; iw < w1; iw++) sum += src[ih * j->in_w + iw];                     \
-        dst[ow] = sum / (T)div;                                                                   \
-      }                                                                                           \
-    }                                                                                             \
+#define DEFINE_AVG_POOL(T, NAME)                                                                   \
+  static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
+    const dlx_image_request *r = j->r;                                                             \
+    int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
+    int64_t kh = r->kernel[0], kw = r->kernel[1];                                                  \
+    for (int64_t row = begin; row < end; row++) {                                                  \
+      int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
+      const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                                \
+      T *dst = (T *)j->dst + row * j->out_w;                                                       \
+      int64_t ih0 = oh * sh - ph, ih1 = ih0 + kh;                                                  \
+      if (ih1 > j->in_h + ph) ih1 = j->in_h + ph;                                                  \
+      for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
+        int64_t iw0 = ow * sw - pw, iw1 = iw0 + kw, h0 = ih0 < 0 ? 0 : ih0, h1, w0, w1, div;       \
+        T sum = (T)0.0;                                                                            \
+        if (iw1 > j->in_w + pw) iw1 = j->in_w + pw;                                                \
+        div = (ih1 - ih0) * (iw1 - iw0);                                                           \
+        h1 = ih1 < j->in_h ? ih1 : j->in_h;                                                        \
+        w0 = iw0 < 0 ? 0 : iw0;                                                                    \
+        w1 = iw1 < j->in_w ? iw1 : j->in_w;                                                        \
+        if (h0 >= h1 || w0 >= w1) {                                                                \
+          dst[ow] = (T)0.0;                                                                        \
+          continue;                                                                                \
+        }                                                                                          \
+        if (r->divisor > 0)                                                                        \
+          div = r->divisor;                                                                        \
+        else if (!r->count_include_pad)                                                            \
+          div = (h1 - h0) * (w1 - w0);                                                             \
+        for (int64_t ih = h0; ih < h1; ih++)                                                       \
+          for (int64_t iw = w0; iw < w1; iw++) sum += src[ih * j->in_w + iw];                      \
+        dst[ow] = sum / (T)div;                                                                    \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 DEFINE_AVG_POOL(float, avg_pool_f)
@@ -211,15 +211,15 @@ DEFINE_AVG_POOL(double, avg_pool_d)
 
 /* ---- resizes */
 
-#define DEFINE_NEAREST(T, NAME)                                                                   \
-  static void NAME(image_job *j, int64_t begin, int64_t end) {                                    \
-    for (int64_t row = begin; row < end; row++) {                                                 \
-      int64_t plane = row / j->out_h, oh = row % j->out_h;                                        \
-      const T *src = (const T *)j->src + (plane * j->in_h + j->ah.idx[oh]) * j->in_w;             \
-      T *dst = (T *)j->dst + row * j->out_w;                                                      \
-      const int64_t *ix = j->aw.idx;                                                              \
-      for (int64_t ow = 0; ow < j->out_w; ow++) dst[ow] = src[ix[ow]];                            \
-    }                                                                                             \
+#define DEFINE_NEAREST(T, NAME)                                                                    \
+  static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
+    for (int64_t row = begin; row < end; row++) {                                                  \
+      int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
+      const T *src = (const T *)j->src + (plane * j->in_h + j->ah.idx[oh]) * j->in_w;              \
+      T *dst = (T *)j->dst + row * j->out_w;                                                       \
+      const int64_t *ix = j->aw.idx;                                                               \
+      for (int64_t ow = 0; ow < j->out_w; ow++) dst[ow] = src[ix[ow]];                             \
+    }                                                                                              \
   }
 
 DEFINE_NEAREST(float, nearest_f)
@@ -230,66 +230,66 @@ DEFINE_NEAREST(double, nearest_d)
  * plane. */
 #define CACHE_ROWS 8
 
-#define DEFINE_SEPARABLE(T, NAME)                                                                 \
-  static const T *NAME##_row(image_job *j, T *cache, int64_t *held, int64_t plane, int64_t ih) {  \
-    int slot = (int)(ih & (CACHE_ROWS - 1));                                                      \
-    T *out = cache + slot * j->out_w;                                                             \
-    if (held[slot] != plane * j->in_h + ih) {                                                     \
-      const T *src = (const T *)j->src + (plane * j->in_h + ih) * j->in_w;                        \
-      const int64_t *ix = j->aw.idx;                                                              \
-      const T *wx = j->aw.w;                                                                      \
-      if (j->aw.taps == 2) {                                                                      \
-        for (int64_t ow = 0; ow < j->out_w; ow++)                                                 \
-          out[ow] = src[ix[2 * ow]] * wx[2 * ow] + src[ix[2 * ow + 1]] * wx[2 * ow + 1];          \
-      } else {                                                                                    \
-        for (int64_t ow = 0; ow < j->out_w; ow++) {                                               \
-          const int64_t *i4 = ix + 4 * ow;                                                        \
-          const T *w4 = wx + 4 * ow;                                                              \
-          T v = src[i4[0]] * w4[0];                                                               \
-          v += src[i4[1]] * w4[1];                                                                \
-          v += src[i4[2]] * w4[2];                                                                \
-          v += src[i4[3]] * w4[3];                                                                \
-          out[ow] = v;                                                                            \
-        }                                                                                         \
-      }                                                                                           \
-      held[slot] = plane * j->in_h + ih;                                                          \
-    }                                                                                             \
-    return out;                                                                                   \
-  }                                                                                               \
-  static void NAME(image_job *j, int64_t begin, int64_t end) {                                    \
-    int64_t held[CACHE_ROWS];                                                                     \
-    T *cache = malloc((size_t)(CACHE_ROWS * j->out_w) * sizeof(T));                               \
-    if (cache == NULL) {                                                                          \
-      atomic_store(&j->failed, true);                                                                           \
-      return;                                                                                     \
-    }                                                                                             \
-    for (int s = 0; s < CACHE_ROWS; s++) held[s] = -1;                                            \
-    for (int64_t row = begin; row < end; row++) {                                                 \
-      int64_t plane = row / j->out_h, oh = row % j->out_h;                                        \
-      const int64_t *iy = j->ah.idx + oh * j->ah.taps;                                            \
-      const T *wy = (const T *)j->ah.w + oh * j->ah.taps;                                         \
-      T *dst = (T *)j->dst + row * j->out_w;                                                      \
-      if (j->ah.taps == 2) {                                                                      \
-        const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                   \
-        const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                   \
-        T w0 = wy[0], w1 = wy[1];                                                                 \
-        for (int64_t ow = 0; ow < j->out_w; ow++) dst[ow] = r0[ow] * w0 + r1[ow] * w1;            \
-      } else {                                                                                    \
-        const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                   \
-        const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                   \
-        const T *r2 = NAME##_row(j, cache, held, plane, iy[2]);                                   \
-        const T *r3 = NAME##_row(j, cache, held, plane, iy[3]);                                   \
-        T w0 = wy[0], w1 = wy[1], w2 = wy[2], w3 = wy[3];                                         \
-        for (int64_t ow = 0; ow < j->out_w; ow++) {                                               \
-          T v = r0[ow] * w0;                                                                      \
-          v += r1[ow] * w1;                                                                       \
-          v += r2[ow] * w2;                                                                       \
-          v += r3[ow] * w3;                                                                       \
-          dst[ow] = v;                                                                            \
-        }                                                                                         \
-      }                                                                                           \
-    }                                                                                             \
-    free(cache);                                                                                  \
+#define DEFINE_SEPARABLE(T, NAME)                                                                  \
+  static const T *NAME##_row(image_job *j, T *cache, int64_t *held, int64_t plane, int64_t ih) {   \
+    int slot = (int)(ih & (CACHE_ROWS - 1));                                                       \
+    T *out = cache + slot * j->out_w;                                                              \
+    if (held[slot] != plane * j->in_h + ih) {                                                      \
+      const T *src = (const T *)j->src + (plane * j->in_h + ih) * j->in_w;                         \
+      const int64_t *ix = j->aw.idx;                                                               \
+      const T *wx = j->aw.w;                                                                       \
+      if (j->aw.taps == 2) {                                                                       \
+        for (int64_t ow = 0; ow < j->out_w; ow++)                                                  \
+          out[ow] = src[ix[2 * ow]] * wx[2 * ow] + src[ix[2 * ow + 1]] * wx[2 * ow + 1];           \
+      } else {                                                                                     \
+        for (int64_t ow = 0; ow < j->out_w; ow++) {                                                \
+          const int64_t *i4 = ix + 4 * ow;                                                         \
+          const T *w4 = wx + 4 * ow;                                                               \
+          T v = src[i4[0]] * w4[0];                                                                \
+          v += src[i4[1]] * w4[1];                                                                 \
+          v += src[i4[2]] * w4[2];                                                                 \
+          v += src[i4[3]] * w4[3];                                                                 \
+          out[ow] = v;                                                                             \
+        }                                                                                          \
+      }                                                                                            \
+      held[slot] = plane * j->in_h + ih;                                                           \
+    }                                                                                              \
+    return out;                                                                                    \
+  }                                                                                                \
+  static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
+    int64_t held[CACHE_ROWS];                                                                      \
+    T *cache = malloc((size_t)(CACHE_ROWS * j->out_w) * sizeof(T));                                \
+    if (cache == NULL) {                                                                           \
+      atomic_store(&j->failed, true);                                                              \
+      return;                                                                                      \
+    }                                                                                              \
+    for (int s = 0; s < CACHE_ROWS; s++) held[s] = -1;                                             \
+    for (int64_t row = begin; row < end; row++) {                                                  \
+      int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
+      const int64_t *iy = j->ah.idx + oh * j->ah.taps;                                             \
+      const T *wy = (const T *)j->ah.w + oh * j->ah.taps;                                          \
+      T *dst = (T *)j->dst + row * j->out_w;                                                       \
+      if (j->ah.taps == 2) {                                                                       \
+        const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                    \
+        const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                    \
+        T w0 = wy[0], w1 = wy[1];                                                                  \
+        for (int64_t ow = 0; ow < j->out_w; ow++) dst[ow] = r0[ow] * w0 + r1[ow] * w1;             \
+      } else {                                                                                     \
+        const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                    \
+        const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                    \
+        const T *r2 = NAME##_row(j, cache, held, plane, iy[2]);                                    \
+        const T *r3 = NAME##_row(j, cache, held, plane, iy[3]);                                    \
+        T w0 = wy[0], w1 = wy[1], w2 = wy[2], w3 = wy[3];                                          \
+        for (int64_t ow = 0; ow < j->out_w; ow++) {                                                \
+          T v = r0[ow] * w0;                                                                       \
+          v += r1[ow] * w1;                                                                        \
+          v += r2[ow] * w2;                                                                        \
+          v += r3[ow] * w3;                                                                        \
+          dst[ow] = v;                                                                             \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    free(cache);                                                                                   \
   }
 
 DEFINE_SEPARABLE(float, separable_f)

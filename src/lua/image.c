@@ -36,8 +36,7 @@ static bool bool_field(lua_State *L, int idx, const char *key) {
  * dw, count_include_pad, divisor, align_corners, scale_h, scale_w, indices). Returns the output
  * and, for max_pool with p.indices, the indices. */
 static int core_image_op(lua_State *L) {
-  static const char *const ops[] = {"max_pool", "avg_pool", "nearest", "bilinear", "bicubic",
-                                    NULL};
+  static const char *const ops[] = {"max_pool", "avg_pool", "nearest", "bilinear", "bicubic", NULL};
   dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   dlx_image_request req = {.op = (dlx_image_op)luaL_checkoption(L, 2, NULL, ops)};
@@ -65,8 +64,7 @@ static int core_image_op(lua_State *L) {
   dlxl_result_begin(L, &out, 3, lua_touserdata(L, 1));
   if (with_indices) dlxl_result_begin(L, &indices, 3, NULL);
   do
-    rc = dlx_image(&out.made, with_indices ? &indices.made : NULL, &req, t, out_h, out_w,
-                   &out.err);
+    rc = dlx_image(&out.made, with_indices ? &indices.made : NULL, &req, t, out_h, out_w, &out.err);
   while (dlxl_result_retry(L, &out, rc));
   dlxl_result_push(L, &out, rc);
   if (!with_indices) return 1;
