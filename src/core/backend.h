@@ -95,14 +95,17 @@ typedef enum dlx_image_op {
  * (src's dtype) and indices (MAX_POOL only, int64; NULL when not asked) are fresh and
  * C-contiguous [planes, out_h, out_w]; every size is >= 1. The core checked the parameters as
  * PyTorch does (kernel, stride, dilation >= 1, padding <= kernel / 2, and out_h and out_w are
- * the output sizes PyTorch gives them), so every window holds at least one element of src.
- * Pools: the window of output (oh, ow) starts at oh * stride - padding (rows; columns alike)
- * and takes kernel elements dilation apart, those outside src left out.
+ * the output sizes PyTorch gives them). Pools: the window of output (oh, ow) starts at
+ * oh * stride - padding (rows; columns alike) and takes kernel elements dilation apart, those
+ * outside src left out.
  * - MAX_POOL: the maximum in PyTorch's order (rows, then columns; a larger value or any NaN
  *   replaces the one held, so the last NaN wins and ties keep the first); its position is
- *   row * in_w + column + 1; a window of -inf only gives its first element's;
+ *   row * in_w + column + 1; a window of -inf only gives its first element's, and a window
+ *   with no element of src (dilation and padding can make one) -inf and r * in_w + c + 1, r
+ *   and c its first row and column at or past 0 (PyTorch's value and index: r may be in_h);
  * - AVG_POOL: the sum in the dtype, in the same order, over divisor (> 0), else over the
- *   window's size clipped to src padded by padding (count_include_pad), else clipped to src.
+ *   window's size clipped to src padded by padding (count_include_pad), else clipped to src;
+ *   0 for a window with no element of src.
  * Resizes: each output index's source position is computed in float32 for float32 (float64
  * for float64) as PyTorch does: scale is (in - 1) / (out - 1) with align_corners (0 when out
  * is 1), else 1 / scale[d] when scale[d] > 0, else in / out; the position is scale * dst with

@@ -136,7 +136,38 @@ typedef struct image_job {
 
 /* ---- pooling */
 
+/* The maximum of a window (rows ih0 .. ih1 - 1 step dh, columns iw0 .. iw1 - 1 step dw) and,
+ * when `at` is not NULL, its position; branch-free selects, in PyTorch's order. */
+#define DEFINE_WINDOW_MAX(T, NAME)                                                                 \
+  static T NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,     \
+                int64_t iw1, int64_t dw, int64_t *at) {                                            \
+    T best = (T)-INFINITY;                                                                         \
+    if (at == NULL) {                                                                              \
+      for (int64_t ih = ih0; ih < ih1; ih += dh) {                                                 \
+        const T *row = src + ih * in_w;                                                            \
+        for (int64_t iw = iw0; iw < iw1; iw += dw) {                                               \
+          T v = row[iw];                                                                           \
+          best = (v > best || v != v) ? v : best;                                                  \
+        }                                                                                          \
+      }                                                                                            \
+      return best;                                                                                 \
+    }                                                                                              \
+    int64_t pos = ih0 * in_w + iw0;                                                                \
+    for (int64_t ih = ih0; ih < ih1; ih += dh) {                                                   \
+      const T *row = src + ih * in_w;                                                              \
+      for (int64_t iw = iw0; iw < iw1; iw += dw) {                                                 \
+        T v = row[iw];                                                                             \
+        bool take = v > best || v != v;                                                            \
+        best = take ? v : best;                                                                    \
+        pos = take ? ih * in_w + iw : pos;                                                         \
+      }                                                                                            \
+    }                                                                                              \
+    *at = pos;                                                                                     \
+    return best;                                                                                   \
+  }
+
 #define DEFINE_MAX_POOL(T, NAME)                                                                   \
+  DEFINE_WINDOW_MAX(T, NAME##_window)                                                              \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
     const dlx_image_request *r = j->r;                                                             \
     int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
@@ -151,19 +182,9 @@ typedef struct image_job {
       while (ih0 < 0) ih0 += dh;                                                                   \
       for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
         int64_t iw0 = ow * sw - pw, iw1 = iw0 + (kw - 1) * dw + 1, at;                             \
-        T best = (T)-INFINITY;                                                                     \
         if (iw1 > j->in_w) iw1 = j->in_w;                                                          \
         while (iw0 < 0) iw0 += dw;                                                                 \
-        at = ih0 * j->in_w + iw0;                                                                  \
-        for (int64_t ih = ih0; ih < ih1; ih += dh)                                                 \
-          for (int64_t iw = iw0; iw < iw1; iw += dw) {                                             \
-            T v = src[ih * j->in_w + iw];                                                          \
-            if (v > best || isnan(v)) {                                                            \
-              best = v;                                                                            \
-              at = ih * j->in_w + iw;                                                              \
-            }                                                                                      \
-          }                                                                                        \
-        dst[ow] = best;                                                                            \
+        dst[ow] = NAME##_window(src, j->in_w, ih0, ih1, dh, iw0, iw1, dw, ind ? &at : NULL);       \
         if (ind != NULL) ind[ow] = at + 1;                                                         \
       }                                                                                            \
     }                                                                                              \
