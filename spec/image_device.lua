@@ -76,6 +76,13 @@ return function(device, it)
           function(x) return dlx.max_pool2d(x, 2, { return_indices = true }) end)
       end
     end
+    -- rows wide enough for the CPU's blocks of 64 outputs
+    for _, t in ipairs(layouts("float32", { 1, 2, 5, 150 }, true)) do
+      check(t, function(x) return dlx.max_pool2d(x, 3, { stride = 1, return_indices = true }) end)
+      check(t, function(x)
+        return dlx.max_pool2d(x, { 2, 3 }, { stride = { 1, 2 }, padding = 1, dilation = 2 })
+      end)
+    end
     -- a window of -inf only, and one with two NaN (the last wins)
     local t = dlx.tensor({ { { -INF, -INF, 1 }, { NAN, 2, NAN } } })
     check(t, function(x) return dlx.max_pool2d(x, 2, { stride = 1, return_indices = true }) end)

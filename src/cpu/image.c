@@ -166,12 +166,65 @@ typedef struct image_job {
     return best;                                                                                   \
   }
 
-#define DEFINE_MAX_POOL(T, NAME)                                                                   \
+/* The windows of outputs ow0 .. ow0 + n - 1 (n <= MAX_BLOCK), whose columns all lie inside
+ * the input: the taps outer and the outputs inner, so that the n running maxima are
+ * independent (and vectorize); each output still sees its taps in PyTorch's order. The tap
+ * that holds the maximum is kept as its number in the window (C: an integer as wide as T, so
+ * that the selects vectorize together) and made a position at the end. */
+#define MAX_BLOCK 64
+#define DEFINE_BLOCK_MAX(T, C, NAME)                                                               \
+  static void NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,  \
+                   int64_t sw, int64_t kw, int64_t dw, int64_t n, T *dst, int64_t *ind) {          \
+    T best[MAX_BLOCK];                                                                             \
+    C tap[MAX_BLOCK], t = 0;                                                                       \
+    for (int64_t k = 0; k < n; k++) {                                                              \
+      best[k] = (T)-INFINITY;                                                                      \
+      tap[k] = 0;                                                                                  \
+    }                                                                                              \
+    for (int64_t ih = ih0; ih < ih1; ih += dh)                                                     \
+      for (int64_t c = 0; c < kw; c++, t++) {                                                      \
+        const T *p = src + ih * in_w + iw0 + c * dw;                                               \
+        if (ind == NULL) {                                                                         \
+          for (int64_t k = 0; k < n; k++) {                                                        \
+            T v = p[k * sw];                                                                       \
+            best[k] = (v > best[k] || v != v) ? v : best[k];                                       \
+          }                                                                                        \
+        } else {                                                                                   \
+          for (int64_t k = 0; k < n; k++) {                                                        \
+            T v = p[k * sw];                                                                       \
+            bool take = v > best[k] || v != v;                                                     \
+            best[k] = take ? v : best[k];                                                          \
+            tap[k] = take ? t : tap[k];                                                            \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    for (int64_t k = 0; k < n; k++) dst[k] = best[k];                                              \
+    if (ind != NULL)                                                                               \
+      for (int64_t k = 0; k < n; k++)                                                              \
+        ind[k] = (ih0 + tap[k] / kw * dh) * in_w + iw0 + k * sw + tap[k] % kw * dw + 1;            \
+  }
+
+/* The outputs [*lo, *hi) of a row whose windows' columns all lie inside the input. */
+static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
+  const dlx_image_request *r = j->r;
+  int64_t sw = r->stride[1], pw = r->padding[1];
+  int64_t last = j->in_w - 1 + pw - (r->kernel[1] - 1) * r->dilation[1]; /* ow * sw <= last */
+  *lo = (pw + sw - 1) / sw;
+  *hi = last < 0 ? 0 : last / sw + 1;
+  if (*hi > j->out_w) *hi = j->out_w;
+  if (*hi < *lo) *hi = *lo;
+  if (*lo > j->out_w) *lo = *hi = j->out_w;
+}
+
+#define DEFINE_MAX_POOL(T, C, NAME)                                                                \
   DEFINE_WINDOW_MAX(T, NAME##_window)                                                              \
+  DEFINE_BLOCK_MAX(T, C, NAME##_block)                                                             \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
     const dlx_image_request *r = j->r;                                                             \
     int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
     int64_t dh = r->dilation[0], dw = r->dilation[1], kh = r->kernel[0], kw = r->kernel[1];        \
+    int64_t lo, hi;                                                                                \
+    inner_columns(j, &lo, &hi);                                                                    \
     for (int64_t row = begin; row < end; row++) {                                                  \
       int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
       const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                                \
@@ -182,6 +235,15 @@ typedef struct image_job {
       while (ih0 < 0) ih0 += dh;                                                                   \
       for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
         int64_t iw0 = ow * sw - pw, iw1 = iw0 + (kw - 1) * dw + 1, at;                             \
+        if (ow == lo && hi > lo) { /* the inner outputs, a block at a time */                      \
+          for (; ow < hi; ow += MAX_BLOCK) {                                                       \
+            int64_t n = hi - ow < MAX_BLOCK ? hi - ow : MAX_BLOCK;                                 \
+            NAME##_block(src, j->in_w, ih0, ih1, dh, ow *sw - pw, sw, kw, dw, n, dst + ow,         \
+                         ind != NULL ? ind + ow : NULL);                                           \
+          }                                                                                        \
+          ow = hi - 1;                                                                             \
+          continue;                                                                                \
+        }                                                                                          \
         if (iw1 > j->in_w) iw1 = j->in_w;                                                          \
         while (iw0 < 0) iw0 += dw;                                                                 \
         dst[ow] = NAME##_window(src, j->in_w, ih0, ih1, dh, iw0, iw1, dw, ind ? &at : NULL);       \
@@ -190,8 +252,8 @@ typedef struct image_job {
     }                                                                                              \
   }
 
-DEFINE_MAX_POOL(float, max_pool_f)
-DEFINE_MAX_POOL(double, max_pool_d)
+DEFINE_MAX_POOL(float, int32_t, max_pool_f)
+DEFINE_MAX_POOL(double, int64_t, max_pool_d)
 
 #define DEFINE_AVG_POOL(T, NAME)                                                                   \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
