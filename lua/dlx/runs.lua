@@ -82,7 +82,7 @@ function M.install(dlx, core)
       raise("TypeError", "unique_consecutive: opts must be a table or nil, got %s", type(opts))
     end
     local want_inverse, want_counts = flag(opts, "return_inverse"), flag(opts, "return_counts")
-    local dim, m = opts.dim, nil
+    local dim, m = opts.dim
     if dim == nil then
       m = t:reshape({ t.numel })
     else
