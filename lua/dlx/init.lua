@@ -65,6 +65,9 @@ require("dlx.linalg_products").install(dlx, core)
 -- broadcast_tensors, dist.
 require("dlx.small_ops").install(dlx, core)
 
+-- Runs and positions built from other ops: t:unique_consecutive, t:argwhere.
+require("dlx.runs").install(dlx, core)
+
 -- Pooling and resizing: dlx.max_pool2d, avg_pool2d, interpolate (CPU kernels, composed elsewhere).
 require("dlx.image").install(dlx, core)
 
