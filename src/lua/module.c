@@ -123,9 +123,18 @@ static const luaL_Reg module_funcs[] = {
 
 /* dlx.core */
 static const luaL_Reg *const core_funcs[] = {
-    module_funcs,       dlxl_device_funcs, dlxl_create_funcs, dlxl_value_funcs,
-    dlxl_capsule_funcs, dlxl_stream_funcs, dlxl_error_funcs,  dlxl_type_funcs,
-    dlxl_dlpack_funcs,  dlxl_memory_funcs, dlxl_image_funcs,  NULL,
+    module_funcs,
+    dlxl_device_funcs,
+    dlxl_create_funcs,
+    dlxl_value_funcs,
+    dlxl_capsule_funcs,
+    dlxl_stream_funcs,
+    dlxl_error_funcs,
+    dlxl_type_funcs,
+    dlxl_dlpack_funcs,
+    dlxl_memory_funcs,
+    dlxl_image_funcs, /* image_op, image_op_available: for lua/dlx/image.lua */
+    NULL,
 };
 
 /* dlx.core.api, which lua/dlx/init.lua puts in the dlx table as it is, and the elementwise
