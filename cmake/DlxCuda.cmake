@@ -46,11 +46,13 @@ function(dlx_cuda_build)
     list(APPEND cuda_options -Xcompiler=-Werror --Werror=all-warnings)
   endif()
   target_compile_options(dlx_core_objects PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${cuda_options}>")
-  # The elementwise and statistics kernels round as the CPU does: no multiply-adds fused behind
-  # the code's back (lerp, complex products, Chan's merge of var; nvcc fuses by default).
+  # The elementwise, statistics, random and image kernels round as the CPU does: no multiply-adds
+  # fused behind the code's back (lerp, complex products, Chan's merge of var, the resizes'
+  # weighted sums; nvcc fuses by default).
   set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cuda/elementwise_kernels.cu
                               ${PROJECT_SOURCE_DIR}/src/cuda/stats_kernels.cu
                               ${PROJECT_SOURCE_DIR}/src/cuda/random_kernels.cu
+                              ${PROJECT_SOURCE_DIR}/src/cuda/image_kernels.cu
                               TARGET_DIRECTORY dlx_core_objects PROPERTIES COMPILE_OPTIONS --fmad=false)
   target_compile_definitions(dlx_core_objects PUBLIC DLX_WITH_CUDA)
   # The static runtime and what it needs; a host linking the installed libdlx.a names the

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/image_rules.h"
 #include "cpu/kernels.h"
 #include "cpu/parallel.h"
 
@@ -24,79 +25,22 @@ typedef struct axis {
   int taps;
 } axis;
 
-/* PyTorch's compute_scales_value and area_pixel_compute_scale, in float and double. */
-static float scale_f(int64_t in, int64_t out, bool align, double given) {
-  if (align) return out > 1 ? (float)(in - 1) / (float)(out - 1) : 0.0f;
-  return given > 0 ? (float)(1.0 / given) : (float)in / (float)out;
-}
-
-static double scale_d(int64_t in, int64_t out, bool align, double given) {
-  if (align) return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
-  return given > 0 ? 1.0 / given : (double)in / (double)out;
-}
-
-static int64_t clamp_index(int64_t i, int64_t in) { return i < 0 ? 0 : i >= in ? in - 1 : i; }
-
-/* PyTorch's nearest_idx (always in float). */
 static void nearest_axis(axis *a, int64_t in, int64_t out, double given) {
-  float scale = scale_f(in, out, false, given);
-  for (int64_t o = 0; o < out; o++) {
-    int64_t i;
-    if (out == in)
-      i = o;
-    else if (out == 2 * in)
-      i = o >> 1;
-    else
-      i = (int64_t)floorf((float)o * scale);
-    a->idx[o] = i < in - 1 ? i : in - 1;
-  }
+  float scale = dlx_image_scale_f(in, out, false, given);
+  for (int64_t o = 0; o < out; o++) a->idx[o] = dlx_image_nearest(o, in, out, scale);
 }
 
-/* Keys' cubic convolution with A = -0.75 (PyTorch's get_cubic_upsample_coefficients). */
-#define CUBIC_COEFFS(T, c, t)                                                                      \
-  do {                                                                                             \
-    const T A = (T)-0.75, x1 = (t), x2 = (T)1.0 - (t), y1 = x1 + (T)1.0, y2 = x2 + (T)1.0;         \
-    (c)[0] = ((A * y1 - (T)5.0 * A) * y1 + (T)8.0 * A) * y1 - (T)4.0 * A;                          \
-    (c)[1] = ((A + (T)2.0) * x1 - (A + (T)3.0)) * x1 * x1 + (T)1.0;                                \
-    (c)[2] = ((A + (T)2.0) * x2 - (A + (T)3.0)) * x2 * x2 + (T)1.0;                                \
-    (c)[3] = ((A * y2 - (T)5.0 * A) * y2 + (T)8.0 * A) * y2 - (T)4.0 * A;                          \
-  } while (0)
+static void linear_axis_f(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {
+  float scale = dlx_image_scale_f(in, out, align, given), *w = a->w;
+  for (int64_t o = 0; o < out; o++)
+    dlx_image_taps_f(o, in, out, scale, align, cubic, a->idx + o * a->taps, w + o * a->taps);
+}
 
-/* The source index (floor, as float: PyTorch's floorf even for double) and the fraction of
- * each output index (guard_index_and_lambda), then the taps and weights of BILINEAR or
- * BICUBIC. */
-#define DEFINE_AXIS(T, SCALE, NAME)                                                                \
-  static void NAME(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {       \
-    T scale = SCALE(in, out, align, given), *w = a->w;                                             \
-    for (int64_t o = 0; o < out; o++) {                                                            \
-      int64_t *idx = a->idx + o * a->taps, i0;                                                     \
-      T *wo = w + o * a->taps, real, lambda;                                                       \
-      if (!cubic && out == in) { /* PyTorch copies this dim */                                     \
-        idx[0] = idx[1] = o;                                                                       \
-        wo[0] = (T)1.0;                                                                            \
-        wo[1] = (T)0.0;                                                                            \
-        continue;                                                                                  \
-      }                                                                                            \
-      real = align ? scale * (T)o : scale * ((T)o + (T)0.5) - (T)0.5;                              \
-      if (!align && !cubic && real < (T)0.0) real = (T)0.0;                                        \
-      i0 = (int64_t)floorf((float)real);                                                           \
-      if (i0 > in - 1) i0 = in - 1;                                                                \
-      lambda = real - (T)i0;                                                                       \
-      lambda = lambda < (T)0.0 ? (T)0.0 : lambda > (T)1.0 ? (T)1.0 : lambda;                       \
-      if (!cubic) {                                                                                \
-        idx[0] = i0;                                                                               \
-        idx[1] = i0 + (i0 < in - 1 ? 1 : 0);                                                       \
-        wo[1] = lambda;                                                                            \
-        wo[0] = (T)1.0 - lambda;                                                                   \
-      } else {                                                                                     \
-        for (int j = 0; j < 4; j++) idx[j] = clamp_index(i0 - 1 + j, in);                          \
-        CUBIC_COEFFS(T, wo, lambda);                                                               \
-      }                                                                                            \
-    }                                                                                              \
-  }
-
-DEFINE_AXIS(float, scale_f, linear_axis_f)
-DEFINE_AXIS(double, scale_d, linear_axis_d)
+static void linear_axis_d(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {
+  double scale = dlx_image_scale_d(in, out, align, given), *w = a->w;
+  for (int64_t o = 0; o < out; o++)
+    dlx_image_taps_d(o, in, out, scale, align, cubic, a->idx + o * a->taps, w + o * a->taps);
+}
 
 static void axis_free(axis *a) {
   free(a->idx);
@@ -138,7 +82,7 @@ typedef struct image_job {
 
 /* The maximum of a window (rows ih0 .. ih1 - 1 step dh, columns iw0 .. iw1 - 1 step dw) and,
  * when `at` is not NULL, its position; branch-free selects, in PyTorch's order. */
-#define DEFINE_WINDOW_MAX(T, NAME)                                                                 \
+#define DEFINE_WINDOW_MAX(T, S, NAME)                                                              \
   static T NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,     \
                 int64_t iw1, int64_t dw, int64_t *at) {                                            \
     T best = (T)-INFINITY;                                                                         \
@@ -147,7 +91,7 @@ typedef struct image_job {
         const T *row = src + ih * in_w;                                                            \
         for (int64_t iw = iw0; iw < iw1; iw += dw) {                                               \
           T v = row[iw];                                                                           \
-          best = (v > best || v != v) ? v : best;                                                  \
+          best = dlx_image_max_takes_##S(v, best) ? v : best;                                      \
         }                                                                                          \
       }                                                                                            \
       return best;                                                                                 \
@@ -157,7 +101,7 @@ typedef struct image_job {
       const T *row = src + ih * in_w;                                                              \
       for (int64_t iw = iw0; iw < iw1; iw += dw) {                                                 \
         T v = row[iw];                                                                             \
-        bool take = v > best || v != v;                                                            \
+        bool take = dlx_image_max_takes_##S(v, best);                                              \
         best = take ? v : best;                                                                    \
         pos = take ? ih * in_w + iw : pos;                                                         \
       }                                                                                            \
@@ -172,7 +116,7 @@ typedef struct image_job {
  * that holds the maximum is kept as its number in the window (C: an integer as wide as T, so
  * that the selects vectorize together) and made a position at the end. */
 #define MAX_BLOCK 64
-#define DEFINE_BLOCK_MAX(T, C, NAME)                                                               \
+#define DEFINE_BLOCK_MAX(T, C, S, NAME)                                                            \
   static void NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,  \
                    int64_t sw, int64_t kw, int64_t dw, int64_t n, T *dst, int64_t *ind) {          \
     T best[MAX_BLOCK];                                                                             \
@@ -187,12 +131,12 @@ typedef struct image_job {
         if (ind == NULL) {                                                                         \
           for (int64_t k = 0; k < n; k++) {                                                        \
             T v = p[k * sw];                                                                       \
-            best[k] = (v > best[k] || v != v) ? v : best[k];                                       \
+            best[k] = dlx_image_max_takes_##S(v, best[k]) ? v : best[k];                           \
           }                                                                                        \
         } else {                                                                                   \
           for (int64_t k = 0; k < n; k++) {                                                        \
             T v = p[k * sw];                                                                       \
-            bool take = v > best[k] || v != v;                                                     \
+            bool take = dlx_image_max_takes_##S(v, best[k]);                                       \
             best[k] = take ? v : best[k];                                                          \
             tap[k] = take ? t : tap[k];                                                            \
           }                                                                                        \
@@ -216,9 +160,9 @@ static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
   if (*lo > j->out_w) *lo = *hi = j->out_w;
 }
 
-#define DEFINE_MAX_POOL(T, C, NAME)                                                                \
-  DEFINE_WINDOW_MAX(T, NAME##_window)                                                              \
-  DEFINE_BLOCK_MAX(T, C, NAME##_block)                                                             \
+#define DEFINE_MAX_POOL(T, C, S, NAME)                                                             \
+  DEFINE_WINDOW_MAX(T, S, NAME##_window)                                                           \
+  DEFINE_BLOCK_MAX(T, C, S, NAME##_block)                                                          \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
     const dlx_image_request *r = j->r;                                                             \
     int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
@@ -230,11 +174,10 @@ static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
       const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                                \
       T *dst = (T *)j->dst + row * j->out_w;                                                       \
       int64_t *ind = j->indices != NULL ? j->indices + row * j->out_w : NULL;                      \
-      int64_t ih0 = oh * sh - ph, ih1 = ih0 + (kh - 1) * dh + 1;                                   \
-      if (ih1 > j->in_h) ih1 = j->in_h;                                                            \
-      while (ih0 < 0) ih0 += dh;                                                                   \
+      int64_t ih0, ih1;                                                                            \
+      dlx_image_max_window(oh, j->in_h, kh, sh, ph, dh, &ih0, &ih1);                               \
       for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
-        int64_t iw0 = ow * sw - pw, iw1 = iw0 + (kw - 1) * dw + 1, at;                             \
+        int64_t iw0, iw1, at;                                                                      \
         if (ow == lo && hi > lo) { /* the inner outputs, a block at a time */                      \
           for (; ow < hi; ow += MAX_BLOCK) {                                                       \
             int64_t n = hi - ow < MAX_BLOCK ? hi - ow : MAX_BLOCK;                                 \
@@ -244,16 +187,15 @@ static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
           ow = hi - 1;                                                                             \
           continue;                                                                                \
         }                                                                                          \
-        if (iw1 > j->in_w) iw1 = j->in_w;                                                          \
-        while (iw0 < 0) iw0 += dw;                                                                 \
+        dlx_image_max_window(ow, j->in_w, kw, sw, pw, dw, &iw0, &iw1);                             \
         dst[ow] = NAME##_window(src, j->in_w, ih0, ih1, dh, iw0, iw1, dw, ind ? &at : NULL);       \
         if (ind != NULL) ind[ow] = at + 1;                                                         \
       }                                                                                            \
     }                                                                                              \
   }
 
-DEFINE_MAX_POOL(float, int32_t, max_pool_f)
-DEFINE_MAX_POOL(double, int64_t, max_pool_d)
+DEFINE_MAX_POOL(float, int32_t, f, max_pool_f)
+DEFINE_MAX_POOL(double, int64_t, d, max_pool_d)
 
 #define DEFINE_AVG_POOL(T, NAME)                                                                   \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
@@ -264,27 +206,20 @@ DEFINE_MAX_POOL(double, int64_t, max_pool_d)
       int64_t plane = row / j->out_h, oh = row % j->out_h;                                         \
       const T *src = (const T *)j->src + plane * j->in_h * j->in_w;                                \
       T *dst = (T *)j->dst + row * j->out_w;                                                       \
-      int64_t ih0 = oh * sh - ph, ih1 = ih0 + kh;                                                  \
-      if (ih1 > j->in_h + ph) ih1 = j->in_h + ph;                                                  \
+      int64_t h0, h1, padded_h;                                                                    \
+      dlx_image_avg_window(oh, j->in_h, kh, sh, ph, &h0, &h1, &padded_h);                          \
       for (int64_t ow = 0; ow < j->out_w; ow++) {                                                  \
-        int64_t iw0 = ow * sw - pw, iw1 = iw0 + kw, h0 = ih0 < 0 ? 0 : ih0, h1, w0, w1, div;       \
+        int64_t w0, w1, padded_w;                                                                  \
         T sum = (T)0.0;                                                                            \
-        if (iw1 > j->in_w + pw) iw1 = j->in_w + pw;                                                \
-        div = (ih1 - ih0) * (iw1 - iw0);                                                           \
-        h1 = ih1 < j->in_h ? ih1 : j->in_h;                                                        \
-        w0 = iw0 < 0 ? 0 : iw0;                                                                    \
-        w1 = iw1 < j->in_w ? iw1 : j->in_w;                                                        \
+        dlx_image_avg_window(ow, j->in_w, kw, sw, pw, &w0, &w1, &padded_w);                        \
         if (h0 >= h1 || w0 >= w1) {                                                                \
           dst[ow] = (T)0.0;                                                                        \
           continue;                                                                                \
         }                                                                                          \
-        if (r->divisor > 0)                                                                        \
-          div = r->divisor;                                                                        \
-        else if (!r->count_include_pad)                                                            \
-          div = (h1 - h0) * (w1 - w0);                                                             \
         for (int64_t ih = h0; ih < h1; ih++)                                                       \
           for (int64_t iw = w0; iw < w1; iw++) sum += src[ih * j->in_w + iw];                      \
-        dst[ow] = sum / (T)div;                                                                    \
+        dst[ow] = sum / (T)dlx_image_avg_divisor(r->divisor, r->count_include_pad, h0, h1, w0, w1, \
+                                                 padded_h, padded_w);                              \
       }                                                                                            \
     }                                                                                              \
   }
@@ -313,7 +248,7 @@ DEFINE_NEAREST(double, nearest_d)
  * plane. */
 #define CACHE_ROWS 8
 
-#define DEFINE_SEPARABLE(T, NAME)                                                                  \
+#define DEFINE_SEPARABLE(T, S, NAME)                                                               \
   static const T *NAME##_row(image_job *j, T *cache, int64_t *held, int64_t plane, int64_t ih) {   \
     int slot = (int)(ih & (CACHE_ROWS - 1));                                                       \
     T *out = cache + slot * j->out_w;                                                              \
@@ -323,16 +258,14 @@ DEFINE_NEAREST(double, nearest_d)
       const T *wx = j->aw.w;                                                                       \
       if (j->aw.taps == 2) {                                                                       \
         for (int64_t ow = 0; ow < j->out_w; ow++)                                                  \
-          out[ow] = src[ix[2 * ow]] * wx[2 * ow] + src[ix[2 * ow + 1]] * wx[2 * ow + 1];           \
+          out[ow] = dlx_image_sum2_##S(src[ix[2 * ow]], wx[2 * ow], src[ix[2 * ow + 1]],           \
+                                       wx[2 * ow + 1]);                                            \
       } else {                                                                                     \
         for (int64_t ow = 0; ow < j->out_w; ow++) {                                                \
           const int64_t *i4 = ix + 4 * ow;                                                         \
           const T *w4 = wx + 4 * ow;                                                               \
-          T v = src[i4[0]] * w4[0];                                                                \
-          v += src[i4[1]] * w4[1];                                                                 \
-          v += src[i4[2]] * w4[2];                                                                 \
-          v += src[i4[3]] * w4[3];                                                                 \
-          out[ow] = v;                                                                             \
+          out[ow] = dlx_image_sum4_##S(src[i4[0]], w4[0], src[i4[1]], w4[1], src[i4[2]], w4[2],    \
+                                       src[i4[3]], w4[3]);                                         \
         }                                                                                          \
       }                                                                                            \
       held[slot] = plane * j->in_h + ih;                                                           \
@@ -356,7 +289,8 @@ DEFINE_NEAREST(double, nearest_d)
         const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                    \
         const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                    \
         T w0 = wy[0], w1 = wy[1];                                                                  \
-        for (int64_t ow = 0; ow < j->out_w; ow++) dst[ow] = r0[ow] * w0 + r1[ow] * w1;             \
+        for (int64_t ow = 0; ow < j->out_w; ow++)                                                  \
+          dst[ow] = dlx_image_sum2_##S(r0[ow], w0, r1[ow], w1);                                    \
       } else {                                                                                     \
         const T *r0 = NAME##_row(j, cache, held, plane, iy[0]);                                    \
         const T *r1 = NAME##_row(j, cache, held, plane, iy[1]);                                    \
@@ -364,19 +298,15 @@ DEFINE_NEAREST(double, nearest_d)
         const T *r3 = NAME##_row(j, cache, held, plane, iy[3]);                                    \
         T w0 = wy[0], w1 = wy[1], w2 = wy[2], w3 = wy[3];                                          \
         for (int64_t ow = 0; ow < j->out_w; ow++) {                                                \
-          T v = r0[ow] * w0;                                                                       \
-          v += r1[ow] * w1;                                                                        \
-          v += r2[ow] * w2;                                                                        \
-          v += r3[ow] * w3;                                                                        \
-          dst[ow] = v;                                                                             \
+          dst[ow] = dlx_image_sum4_##S(r0[ow], w0, r1[ow], w1, r2[ow], w2, r3[ow], w3);            \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     free(cache);                                                                                   \
   }
 
-DEFINE_SEPARABLE(float, separable_f)
-DEFINE_SEPARABLE(double, separable_d)
+DEFINE_SEPARABLE(float, f, separable_f)
+DEFINE_SEPARABLE(double, d, separable_d)
 
 static void image_range(void *ctx, int64_t begin, int64_t end) {
   image_job *j = ctx;

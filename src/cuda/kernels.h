@@ -204,6 +204,30 @@ typedef struct dlx_cuda_row_request {
 } dlx_cuda_row_request;
 int dlx_cuda_row_scan(const dlx_cuda_row_request *r, void *stream);
 
+/* image_op (src/core/backend.h) on C-contiguous [planes, in_h, in_w] src of float32 (is_double
+ * 0) or float64 into C-contiguous [planes, out_h, out_w] dst (and indices, int64, MAX_POOL only,
+ * or NULL): op is dlx_image_op's number; a thread per output element (image_kernels.cu) with the
+ * element code of image_element.h over src/common/image_rules.h. */
+#define DLX_CUDA_IMAGE_MAX_POOL 0
+#define DLX_CUDA_IMAGE_AVG_POOL 1
+#define DLX_CUDA_IMAGE_NEAREST 2
+#define DLX_CUDA_IMAGE_BILINEAR 3
+#define DLX_CUDA_IMAGE_BICUBIC 4
+typedef struct dlx_cuda_image_request {
+  int op;
+  int is_double;
+  const void *src;
+  void *dst;
+  int64_t *indices;
+  int64_t planes, in_h, in_w, out_h, out_w;
+  int64_t kernel[2], stride[2], padding[2], dilation[2]; /* pools: h, then w */
+  int count_include_pad;
+  int64_t divisor;
+  int align_corners;
+  double scale[2];
+} dlx_cuda_image_request;
+int dlx_cuda_image(const dlx_cuda_image_request *r, void *stream);
+
 /* Indexing (index_op, src/core/backend.h) over a walk of ndim >= 1 dims in row-major order:
  * each operand's strides in elements from its element 0 (all 0 for one the op does not walk).
  * indexing_plan.h builds it; indexing_element.h holds what a thread does with it. */
