@@ -3,7 +3,7 @@
  * positions and weights of a resize (in float32 for float32, float64 for float64), Keys' cubic
  * coefficients, the window of a pool, the max pool's NaN and tie rule and the average's divisor,
  * and the order of the interpolation sums. One definition for the CPU (src/cpu/image.c), the
- * OpenCL C kernel of Level Zero (src/ze/kernels/image.c) and the CUDA kernels
+ * OpenCL C kernel of Level Zero (src/ze/kernels/image.cl) and the CUDA kernels
  * (src/cuda/image_kernels.cu), so every device computes an element's bits the same way. Every
  * product and sum is written out: the users compile without fused multiply-adds
  * (-ffp-contract=off, --fmad=false, FP_CONTRACT OFF). */
@@ -117,9 +117,9 @@ DLX_IMAGE_DEFINE_TAPS(double, d)
 /* MAX_POOL's window of output index o along a dim of size in: the indices first, first + dil,
  * ... below end that lie inside the input. first is the first index at or past 0 (it may be
  * >= end, even >= in: then the window is empty and its position PyTorch's, first's). */
-DLX_SHARED void dlx_image_max_window(int64_t o, int64_t in, int64_t kernel, int64_t stride,
+DLX_SHARED void dlx_image_max_window(int64_t o, int64_t in, int64_t size, int64_t stride,
                                      int64_t padding, int64_t dil, int64_t *first, int64_t *end) {
-  int64_t start = o * stride - padding, stop = start + (kernel - 1) * dil + 1;
+  int64_t start = o * stride - padding, stop = start + (size - 1) * dil + 1;
   if (stop > in) stop = in;
   while (start < 0) start += dil;
   *first = start;
@@ -128,10 +128,10 @@ DLX_SHARED void dlx_image_max_window(int64_t o, int64_t in, int64_t kernel, int6
 
 /* AVG_POOL's window of output index o: the indices first .. end - 1 inside the input, and the
  * window's size within the input padded by padding (count_include_pad's divisor). */
-DLX_SHARED void dlx_image_avg_window(int64_t o, int64_t in, int64_t kernel, int64_t stride,
+DLX_SHARED void dlx_image_avg_window(int64_t o, int64_t in, int64_t size, int64_t stride,
                                      int64_t padding, int64_t *first, int64_t *end,
                                      int64_t *padded) {
-  int64_t start = o * stride - padding, stop = start + kernel;
+  int64_t start = o * stride - padding, stop = start + size;
   if (stop > in + padding) stop = in + padding;
   *padded = stop - start;
   *first = start < 0 ? 0 : start;

@@ -638,6 +638,68 @@ static const char *run_row_scan(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- image_op: the planes on the CPU backend's image_op */
+
+static void image_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_image_args *a = args[3];
+  size_t size = a->is_double ? 8 : 4;
+  *lo = 0;
+  if (i == 3)
+    *hi = sizeof *a;
+  else if (i == 0)
+    *hi = (size_t)(a->planes * a->out_h * a->out_w) * size;
+  else if (i == 1) /* indices: MAX_POOL with has_indices only */
+    *hi = a->has_indices ? (size_t)(a->planes * a->out_h * a->out_w) * sizeof(int64_t) : 0;
+  else
+    *hi = (size_t)(a->planes * a->in_h * a->in_w) * size;
+}
+
+static const char *run_image(void *const *args, uint32_t groups) {
+  const dlx_ze_image_args *a = args[3];
+  dlx_dtype dtype = a->is_double ? DLX_FLOAT64 : DLX_FLOAT32;
+  int64_t size = a->is_double ? 8 : 4, in[3] = {a->planes, a->in_h, a->in_w};
+  int64_t out[3] = {a->planes, a->out_h, a->out_w};
+  int64_t in_strides[3] = {a->in_h * a->in_w * size, a->in_w * size, size};
+  int64_t out_strides[3] = {a->out_h * a->out_w * size, a->out_w * size, size};
+  int64_t index_strides[3] = {a->out_h * a->out_w * 8, a->out_w * 8, 8};
+  dlx_tensor src, dst, indices;
+  dlx_image_request r;
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  if (a->op < DLX_ZE_IMAGE_MAX_POOL || a->op > DLX_ZE_IMAGE_BICUBIC) return "an unknown op";
+  if (a->planes < 1 || a->in_h < 1 || a->in_w < 1 || a->out_h < 1 || a->out_w < 1)
+    return "a bad shape";
+  if (a->has_indices && a->op != DLX_ZE_IMAGE_MAX_POOL) return "indices of an op without them";
+  memset(&r, 0, sizeof r);
+  r.op = (dlx_image_op)a->op;
+  for (int d = 0; d < 2; d++) {
+    r.kernel[d] = a->size[d];
+    r.stride[d] = a->stride[d];
+    r.padding[d] = a->padding[d];
+    r.dilation[d] = a->dilation[d];
+    r.scale[d] = a->scale[d];
+  }
+  r.count_include_pad = a->count_include_pad != 0;
+  r.divisor = a->divisor;
+  r.align_corners = a->align_corners != 0;
+  memset(&src, 0, sizeof src);
+  memset(&dst, 0, sizeof dst);
+  memset(&indices, 0, sizeof indices);
+  r.src = &src;
+  r.dst = &dst;
+  r.indices = a->has_indices ? &indices : NULL;
+  if (wrap(&src, args[2], dtype, 3, in, in_strides) != 0 ||
+      wrap(&dst, args[0], dtype, 3, out, out_strides) != 0 ||
+      (a->has_indices && wrap(&indices, args[1], DLX_INT64, 3, out, index_strides) != 0))
+    why = "no memory to wrap the operands";
+  else if (dlx_cpu_backend.image_op(&r, NULL) != 0)
+    why = "the CPU backend refused the request";
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&dst);
+  dlx_tensor_close(&indices);
+  return why;
+}
+
 /* ---- sort: each phase as the kernel computes it, element by element */
 
 static void sort_extent(void *const *args, int i, size_t *lo, size_t *hi) {
@@ -1143,6 +1205,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_INDEX, 5, index_extent, run_index},
     {DLX_ZE_KERNEL_MATMUL, 4, matmul_extent, run_matmul},
     {DLX_ZE_KERNEL_ROW_SCAN, 4, row_scan_extent, run_row_scan},
+    {DLX_ZE_KERNEL_IMAGE, 4, image_extent, run_image},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -36,6 +36,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_INDEX "dlx_index"
 #define DLX_ZE_KERNEL_MATMUL "dlx_matmul"
 #define DLX_ZE_KERNEL_ROW_SCAN "dlx_row_scan"
+#define DLX_ZE_KERNEL_IMAGE "dlx_image"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -242,6 +243,28 @@ typedef struct dlx_ze_row_scan_args {
   dlx_ze_i64 rows;
   dlx_ze_i64 n;
 } dlx_ze_row_scan_args;
+
+/* dlx_image(dst, indices, src, args): image_op (src/core/backend.h) on C-contiguous
+ * [planes, in_h, in_w] src of float32 (is_double 0) or float64 into C-contiguous
+ * [planes, out_h, out_w] dst, and for MAX_POOL with has_indices the int64 1-based positions into
+ * indices (else not touched), a work-item per output element (grid-stride) with the rules of
+ * src/common/image_rules.h, so the max pools and resizes give the CPU's bits. */
+#define DLX_ZE_IMAGE_MAX_POOL 0
+#define DLX_ZE_IMAGE_AVG_POOL 1
+#define DLX_ZE_IMAGE_NEAREST 2
+#define DLX_ZE_IMAGE_BILINEAR 3
+#define DLX_ZE_IMAGE_BICUBIC 4
+typedef struct dlx_ze_image_args {
+  dlx_ze_i64 op; /* DLX_ZE_IMAGE_* (dlx_image_op's numbers) */
+  dlx_ze_i64 is_double;
+  dlx_ze_i64 has_indices;
+  dlx_ze_i64 planes, in_h, in_w, out_h, out_w;
+  dlx_ze_i64 size[2], stride[2], padding[2], dilation[2]; /* pools (size: the kernel size): h, w */
+  dlx_ze_i64 count_include_pad;
+  dlx_ze_i64 divisor;
+  dlx_ze_i64 align_corners;
+  double scale[2]; /* resizes: the caller's scale factors, 0 when not given */
+} dlx_ze_image_args;
 
 /* dlx_index(dst, src, index, scratch, args): the indexing ops of src/core/backend.h
  * (dlx_index_request), one phase per launch. The walk is row-major over shape (ndim dims) with
