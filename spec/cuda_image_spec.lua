@@ -1,5 +1,5 @@
--- #gpu: dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate on CUDA devices (composed of views,
--- reductions, gathers and elementwise ops) against the CPU's kernels: the cases of
+-- #gpu: dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate on CUDA devices (the kernels of
+-- src/cuda/image_kernels.cu) against the CPU's kernels, bit for bit: the cases of
 -- spec/image_device.lua.
 local h = require "spec.helper"
 

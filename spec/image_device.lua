@@ -1,15 +1,13 @@
 --- dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate on a device against the CPU's kernels on
 --- the same data: every op and mode, with and without padding, dilation, ceil_mode, indices,
 --- align_corners, sizes and scale factors, on float32 and float64, including NaN, -inf and
---- transposed inputs. A device without the entry image_op composes the ops (lua/dlx/image.lua):
---- the max pools, nearest, bilinear and bicubic match bit for bit (the same source positions and
---- weights, each product and sum rounded once in the same order), the average pools within
---- rounding (their sums run in another order). On "cpu" the composed route itself is checked
---- against the kernels (dlx.image's force_composed). Used by image_spec.lua, cuda_image_spec.lua
---- and oneapi_image_spec.lua: require "spec.image_device" (device, it) inside a describe.
+--- transposed inputs. Every backend's image_op follows the element rules of
+--- src/common/image_rules.h (the same source positions, weights and divisors, each product and
+--- sum rounded once in the same order, no fused multiply-adds), so every result matches bit for
+--- bit, the average pools included. Used by oneapi_image_spec.lua and cuda_image_spec.lua:
+--- require "spec.image_device" (device, it) inside a describe.
 local h = require "spec.helper"
 local dlx = h.dlx
-local image = require "dlx.image"
 local assert = require "luassert"
 
 local NAN, INF = 0 / 0, math.huge
@@ -27,23 +25,14 @@ local function picture(dtype, shape, specials)
 end
 
 return function(device, it)
-  -- f on the CPU's kernels and on device (on "cpu": composed), each result bit for bit, or
-  -- within rounding when close.
-  local function check(t, f, close)
+  -- f on the CPU's kernels and on device, each result on device and bit for bit.
+  local function check(t, f)
     local want = { f(t) }
-    local d = t:to(device)
-    image.force_composed = device == "cpu"
-    local ok, got = pcall(function() return { f(d) } end)
-    image.force_composed = false
-    if not ok then error(got, 0) end
+    local got = { f(t:to(device)) }
     assert.equal(#want, #got)
     for i = 1, #want do
-      if close then
-        h.same_as_cpu(device, want[i], got[i], 1e-12)
-      else
-        h.same(device, tostring(got[i].device))
-        h.same_bits(want[i], got[i])
-      end
+      h.same(device, tostring(got[i].device))
+      h.same_bits(want[i], got[i])
     end
   end
 
@@ -88,16 +77,16 @@ return function(device, it)
     check(t, function(x) return dlx.max_pool2d(x, 2, { stride = 1, return_indices = true }) end)
   end)
 
-  it("avg_pool2d: as on the CPU within rounding, every divisor rule", function()
+  it("avg_pool2d: bit for bit as on the CPU, every divisor rule", function()
     for _, dtype in ipairs { "float32", "float64" } do
       for _, t in ipairs(layouts(dtype, { 2, 3, 7, 6 })) do
         for _, case in ipairs(POOLS) do
-          check(t, function(x) return dlx.avg_pool2d(x, case[1], case[2]) end, true)
+          check(t, function(x) return dlx.avg_pool2d(x, case[1], case[2]) end)
           local opts = { count_include_pad = false }
           for k, v in pairs(case[2]) do opts[k] = v end
-          check(t, function(x) return dlx.avg_pool2d(x, case[1], opts) end, true)
+          check(t, function(x) return dlx.avg_pool2d(x, case[1], opts) end)
           opts.divisor_override = 3
-          check(t, function(x) return dlx.avg_pool2d(x, case[1], opts) end, true)
+          check(t, function(x) return dlx.avg_pool2d(x, case[1], opts) end)
         end
       end
     end

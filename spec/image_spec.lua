@@ -1,7 +1,7 @@
 --- dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate on the CPU: values worked out by hand,
 -- output sizes (ceil_mode, padding, dilation, scale factors), 3-d and 4-d inputs, the options'
--- defaults, thread counts, the errors; then the cases of spec/image_device.lua, which check the
--- composed route of devices without the entry image_op against the CPU's kernels.
+-- defaults, thread counts, the errors. The GPUs' kernels are checked against these CPU kernels by
+-- spec/image_device.lua (oneapi_image_spec.lua, cuda_image_spec.lua).
 local h = require "spec.helper"
 local dlx = h.dlx
 
@@ -172,8 +172,4 @@ describe("pooling and resizing errors", function()
     h.raises("ValueError", dlx.interpolate, t, { size = 2, align_corners = false })
     h.raises("ValueError", dlx.max_pool2d, dlx.zeros({ 1, 0, 4 }), 1)
   end)
-end)
-
-describe("pooling and resizing composed as on devices without image_op", function()
-  require "spec.image_device" ("cpu", it)
 end)

@@ -1,6 +1,6 @@
 --- oneapi (Level Zero) pooling and resizing: the cases of spec/image_device.lua (max_pool2d,
--- avg_pool2d and interpolate, composed of views, reductions, gathers and elementwise ops) on
--- oneapi:0, each checked against the CPU's kernels. Without a Level Zero device (a GPU, or the
+-- avg_pool2d and interpolate, by the kernel dlx_image of src/ze/kernels/image.cl) on oneapi:0,
+-- each checked bit for bit against the CPU's kernels. Without a Level Zero device (a GPU, or the
 -- test driver of tests/ze_driver) the specs are reported pending.
 local h = require "spec.helper"
 

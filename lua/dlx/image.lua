@@ -1,21 +1,13 @@
 --- dlx.image: dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate (docs/lua-api.md#pooling-and-
---- resizing). The options are read and the output sizes computed here; a device whose backend
---- has the entry image_op (the CPU) runs its kernels (dlx.core.image_op), any other device gets
---- the op composed of views, reductions, gathers and elementwise ops: pooling from a padded copy
---- and a strided view of its windows, resizing from index_select along each dim and weighted
---- sums, with the CPU's source positions and weights (computed here in the dtype's precision).
+--- resizing). The options are read and the output sizes computed here; every device's backend
+--- runs the op with its image_op kernels (dlx.core.image_op): the CPU's src/cpu/image.c, CUDA's
+--- src/cuda/image_kernels.cu and Level Zero's src/ze/kernels/image.cl, one set of element rules
+--- (src/common/image_rules.h).
 local raise = require "dlx.raise"
 
 local M = {}
 
---- For tests: true makes every call compose the op, as on a device without image_op.
-M.force_composed = false
-
 local FLOAT = { float32 = true, float64 = true }
-
--- A number rounded to float32 (double rounding is exact for +, -, * and / of float32 values).
-local function f32(x) return (string.unpack("f", string.pack("f", x))) end
-local function f64(x) return x end
 
 local function check_integer(name, v, what, min)
   local i = type(v) == "number" and math.tointeger(v) or nil
@@ -97,8 +89,6 @@ local function pool_out(n, k, s, p, d, ceil)
 end
 
 function M.install(dlx, core)
-  local function use_kernel(x) return not M.force_composed and core.image_op_available(x) end
-
   -- ---- pooling
 
   local function pool_params(name, t, kernel_size, opts, max)
@@ -139,96 +129,14 @@ function M.install(dlx, core)
         p.divisor = check_integer(name, opts.divisor_override, "divisor_override", 1)
       end
     end
-    return x, h, w, p, shape_of
-  end
-
-  -- x [P, h, w] padded with `value` so that every window lies inside, and the windows as a
-  -- [P, out_h, out_w, kh * kw] tensor.
-  local function windows(x, h, w, p, value)
-    local planes = x.shape[1]
-    local hp = math.max(p.ph + h, (p.out_h - 1) * p.sh + (p.kh - 1) * p.dh + 1)
-    local wp = math.max(p.pw + w, (p.out_w - 1) * p.sw + (p.kw - 1) * p.dw + 1)
-    local padded = dlx.full({ planes, hp, wp }, value, { dtype = x.dtype, device = x.device })
-    padded:slice(2, p.ph + 1, p.ph + h):slice(3, p.pw + 1, p.pw + w):copy_(x)
-    local view = padded:as_strided({ planes, p.out_h, p.out_w, p.kh, p.kw },
-      { hp * wp, p.sh * wp, p.sw, p.dh * wp, p.dw }, padded.offset)
-    return view:reshape({ planes, p.out_h, p.out_w, p.kh * p.kw })
-  end
-
-  -- The 1-based flat input position of each window slot (0 outside the input), [oh, ow, K],
-  -- and each window's first position inside the input (PyTorch's default), [oh, ow].
-  local function slot_tables(h, w, p, device)
-    local slots, first = {}, {}
-    for oh = 0, p.out_h - 1 do
-      local srow, frow = {}, {}
-      for ow = 0, p.out_w - 1 do
-        local ih0, iw0 = oh * p.sh - p.ph, ow * p.sw - p.pw
-        local cell = {}
-        for i = 0, p.kh - 1 do
-          for j = 0, p.kw - 1 do
-            local ih, iw = ih0 + i * p.dh, iw0 + j * p.dw
-            cell[#cell + 1] = (ih >= 0 and ih < h and iw >= 0 and iw < w) and ih * w + iw + 1 or 0
-          end
-        end
-        while ih0 < 0 do ih0 = ih0 + p.dh end
-        while iw0 < 0 do iw0 = iw0 + p.dw end
-        srow[ow + 1], frow[ow + 1] = cell, ih0 * w + iw0 + 1
-      end
-      slots[oh + 1], first[oh + 1] = srow, frow
-    end
-    return dlx.tensor(slots, { dtype = "int64", device = device }),
-      dlx.tensor(first, { dtype = "int64", device = device })
-  end
-
-  local function max_pool_composed(x, h, w, p)
-    local win = windows(x, h, w, p, -math.huge)
-    local values = win:max(4)
-    if not p.indices then return values end
-    local k = p.kh * p.kw
-    local slots, first = slot_tables(h, w, p, x.device)
-    -- the first valid slot equal to the maximum, or for a NaN maximum the last NaN
-    local hit = dlx.logical_and(dlx.eq(win, values:unsqueeze(4)), slots:gt(0))
-    local at_max = hit:astype("int32"):argmax(4)
-    local nan_last = dlx.sub(k + 1, win:isnan():flip(4):astype("int32"):argmax(4))
-    local pos = dlx.where(values:isnan(), nan_last, at_max)
-    local full = slots:unsqueeze(1):expand({ x.shape[1], p.out_h, p.out_w, k })
-    local idx = full:gather(4, pos:unsqueeze(4)):squeeze(4)
-    return values, dlx.where(idx:eq(0), first, idx)
-  end
-
-  local function avg_pool_composed(x, h, w, p)
-    local sums = windows(x, h, w, p, 0):sum(4)
-    local div = {}
-    for oh = 0, p.out_h - 1 do
-      local row = {}
-      for ow = 0, p.out_w - 1 do
-        local ih0, iw0 = oh * p.sh - p.ph, ow * p.sw - p.pw
-        local ih1 = math.min(ih0 + p.kh, h + p.ph)
-        local iw1 = math.min(iw0 + p.kw, w + p.pw)
-        local n = (ih1 - ih0) * (iw1 - iw0)
-        ih0, iw0, ih1, iw1 = math.max(ih0, 0), math.max(iw0, 0), math.min(ih1, h), math.min(iw1, w)
-        if p.divisor then
-          n = p.divisor
-        elseif not p.count_include_pad then
-          n = (ih1 - ih0) * (iw1 - iw0)
-        end
-        row[ow + 1] = n > 0 and n or 1 -- an empty window sums to 0
-      end
-      div[oh + 1] = row
-    end
-    return dlx.div(sums, dlx.tensor(div, { dtype = x.dtype, device = x.device }))
+    return x, p, shape_of
   end
 
   --- dlx.max_pool2d(t, kernel_size[, opts]): the maximum of each window, and with
   --- opts.return_indices its 1-based flat position in its plane.
   function dlx.max_pool2d(t, kernel_size, opts)
-    local x, h, w, p, shape_of = pool_params("max_pool2d", t, kernel_size, opts, true)
-    local values, indices
-    if use_kernel(x) then
-      values, indices = core.image_op(x, "max_pool", p)
-    else
-      values, indices = max_pool_composed(x, h, w, p)
-    end
+    local x, p, shape_of = pool_params("max_pool2d", t, kernel_size, opts, true)
+    local values, indices = core.image_op(x, "max_pool", p)
     local shape = shape_of(p.out_h, p.out_w)
     if indices then return values:reshape(shape), indices:reshape(shape) end
     return values:reshape(shape)
@@ -236,104 +144,13 @@ function M.install(dlx, core)
 
   --- dlx.avg_pool2d(t, kernel_size[, opts]): the mean of each window.
   function dlx.avg_pool2d(t, kernel_size, opts)
-    local x, h, w, p, shape_of = pool_params("avg_pool2d", t, kernel_size, opts, false)
-    local out
-    if use_kernel(x) then
-      out = core.image_op(x, "avg_pool", p)
-    else
-      out = avg_pool_composed(x, h, w, p)
-    end
-    return out:reshape(shape_of(p.out_h, p.out_w))
+    local x, p, shape_of = pool_params("avg_pool2d", t, kernel_size, opts, false)
+    return core.image_op(x, "avg_pool", p):reshape(shape_of(p.out_h, p.out_w))
   end
 
   -- ---- interpolate
 
-  local MODES = { nearest = 1, bilinear = 2, bicubic = 4 }
-
-  -- The taps' 1-based source indices and weights of one dim, as src/cpu/image.c computes them
-  -- (in float32 for float32: each step rounded).
-  local function axis_table(mode, n_in, n_out, align, given, r)
-    local idx, wts = {}, {}
-    for j = 1, MODES[mode] do idx[j], wts[j] = {}, {} end
-    local scale
-    if align and mode ~= "nearest" then
-      scale = n_out > 1 and r(r(n_in - 1) / r(n_out - 1)) or 0
-    elseif given > 0 then
-      scale = r(1 / given)
-    else
-      scale = r(r(n_in) / r(n_out))
-    end
-    if mode == "nearest" then scale = f32(scale) end
-    for o = 0, n_out - 1 do
-      if mode == "nearest" then
-        local i
-        if n_out == n_in then
-          i = o
-        elseif n_out == 2 * n_in then
-          i = o // 2
-        else
-          i = math.floor(f32(o * scale))
-        end
-        idx[1][o + 1] = math.min(i, n_in - 1) + 1
-      elseif mode == "bilinear" and n_out == n_in then
-        idx[1][o + 1], idx[2][o + 1], wts[1][o + 1], wts[2][o + 1] = o + 1, o + 1, 1, 0
-      else
-        local real
-        if align then
-          real = r(scale * o)
-        else
-          real = r(r(scale * r(o + 0.5)) - 0.5)
-          if mode == "bilinear" and real < 0 then real = 0 end
-        end
-        local i0 = math.min(math.floor(f32(real)), n_in - 1)
-        local lambda = math.min(math.max(r(real - i0), 0), 1)
-        if mode == "bilinear" then
-          idx[1][o + 1], idx[2][o + 1] = i0 + 1, (i0 < n_in - 1 and i0 + 1 or i0) + 1
-          wts[1][o + 1], wts[2][o + 1] = r(1 - lambda), lambda
-        else
-          local a = -0.75
-          local x1, x2 = lambda, r(1 - lambda)
-          local y1, y2 = r(x1 + 1), r(x2 + 1)
-          -- Keys' cubic with A = -0.75 for |x| in [1, 2] (far) and [0, 1] (near), step by step
-          local function far(y)
-            local v = r(r(r(a * y) - r(5 * a)) * y)
-            return r(r(r(v + r(8 * a)) * y) - r(4 * a))
-          end
-          local function near(x) return r(r(r(r(r((a + 2) * x) - (a + 3)) * x) * x) + 1) end
-          local c = { far(y1), near(x1), near(x2), far(y2) }
-          for j = 1, 4 do
-            idx[j][o + 1] = math.max(math.min(i0 - 2 + j, n_in - 1), 0) + 1
-            wts[j][o + 1] = c[j]
-          end
-        end
-      end
-    end
-    return idx, wts
-  end
-
-  -- x [P, h, w] resized with the composed ops.
-  local function resize_composed(x, mode, oh, ow, p)
-    local r = x.dtype == "float32" and f32 or f64
-    local iy, wy = axis_table(mode, x.shape[2], oh, p.align_corners, p.scale_h, r)
-    local ix, wx = axis_table(mode, x.shape[3], ow, p.align_corners, p.scale_w, r)
-    local function ints(list) return dlx.tensor(list, { dtype = "int64", device = x.device }) end
-    local function weights(list, shape)
-      return dlx.tensor(list, { dtype = x.dtype, device = x.device }):reshape(shape)
-    end
-    if mode == "nearest" then return x:index_select(2, ints(iy[1])):index_select(3, ints(ix[1])) end
-    local out
-    for a = 1, #iy do
-      local rows = x:index_select(2, ints(iy[a]))
-      local along_w
-      for b = 1, #ix do
-        local term = dlx.mul(rows:index_select(3, ints(ix[b])), weights(wx[b], { ow }))
-        along_w = along_w and dlx.add(along_w, term) or term
-      end
-      local term = dlx.mul(along_w, weights(wy[a], { oh, 1 }))
-      out = out and dlx.add(out, term) or term
-    end
-    return out
-  end
+  local MODES = { nearest = true, bilinear = true, bicubic = true }
 
   local function check_size(name, t, opts)
     local h, w = t.shape[3], t.shape[4]
@@ -392,13 +209,7 @@ function M.install(dlx, core)
     local oh, ow, sh, sw = check_size(name, t, opts)
     local p = { out_h = oh, out_w = ow, scale_h = sh, scale_w = sw,
       align_corners = check_boolean(name, opts.align_corners, "align_corners") }
-    local out
-    if use_kernel(x) then
-      out = core.image_op(x, mode, p)
-    else
-      out = resize_composed(x, mode, oh, ow, p)
-    end
-    return out:reshape(shape_of(oh, ow))
+    return core.image_op(x, mode, p):reshape(shape_of(oh, ow))
   end
 end
 

@@ -30,7 +30,8 @@ int64_t dlx_pool_out_size(int64_t in, int64_t kernel, int64_t stride, int64_t pa
   return out;
 }
 
-bool dlx_image_op_available(const dlx_tensor *src) {
+/* Whether the backend that computes on src's memory has the entry (every built-in one does). */
+static bool image_op_available(const dlx_tensor *src) {
   const dlx_backend *backend = dlx_compute_backend(src->buffer);
   return backend != NULL && backend->image_op != NULL;
 }
@@ -73,7 +74,7 @@ static int check(const dlx_image_request *req, const dlx_tensor *src, int64_t ou
   if (out_h < 1 || out_w < 1)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: output size %lld x %lld is empty", name,
                     (long long)out_h, (long long)out_w);
-  if (!dlx_image_op_available(src))
+  if (!image_op_available(src))
     return dlx_fail(err, DLX_DEVICE_ERROR, "%s has no kernel on %s", name,
                     dlx_device_format(src->buffer->device, device, sizeof device));
   return is_pool(req->op) ? check_pool(req, src, out_h, out_w, err) : 0;

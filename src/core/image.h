@@ -18,9 +18,6 @@ const char *dlx_image_op_name(dlx_image_op op);
 int64_t dlx_pool_out_size(int64_t in, int64_t kernel, int64_t stride, int64_t padding,
                           int64_t dilation, bool ceil_mode);
 
-/* Whether the device of src has the entry (else the Lua layer composes the op). */
-bool dlx_image_op_available(const dlx_tensor *src);
-
 /* out (and *indices, for MAX_POOL when indices is not NULL) of shape [planes, out_h, out_w]
  * from src [planes, h, w] (any strides) as req says (its src, dst and indices are set here).
  * TypeError unless src is float32 or float64; ValueError for a bad parameter or an output

@@ -1,4 +1,4 @@
-/* image.c -- dlx.core.image_op and dlx.core.image_op_available, what lua/dlx/image.lua builds
+/* image.c -- dlx.core.image_op, what lua/dlx/image.lua builds
  * dlx.max_pool2d, dlx.avg_pool2d and dlx.interpolate on (src/core/image.c). */
 #include <string.h>
 
@@ -72,15 +72,7 @@ static int core_image_op(lua_State *L) {
   return 2;
 }
 
-/* dlx.core.image_op_available(t): whether t's device has image_op. */
-static int core_image_op_available(lua_State *L) {
-  dlx_tensor view;
-  lua_pushboolean(L, dlx_image_op_available(dlxl_checktensor(L, 1, &view)));
-  return 1;
-}
-
 const luaL_Reg dlxl_image_funcs[] = {
     {"image_op", core_image_op},
-    {"image_op_available", core_image_op_available},
     {NULL, NULL},
 };
