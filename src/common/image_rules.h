@@ -58,6 +58,11 @@ DLX_SHARED int64_t dlx_image_clamp(int64_t i, int64_t in) {
   return i < 0 ? 0 : i >= in ? in - 1 : i;
 }
 
+/* MAX_POOL: whether element v replaces the maximum held, best: a larger value or any NaN (the
+ * last NaN wins, ties keep the first). A macro too, for loops that vectorize only with the
+ * expression written out (the CPU's blocks of outputs). */
+#define DLX_IMAGE_MAX_TAKES(v, best) ((v) > (best) || (v) != (v))
+
 /* The taps of output index o of a BILINEAR (cubic 0: 2 taps) or BICUBIC (4 taps) dim: source
  * indices idx and weights w, in the order of the sums. The source index floors the position as
  * float (guard_index_and_lambda); a BILINEAR dim whose out == in copies (weights 1 and 0). Keys'
@@ -105,9 +110,7 @@ DLX_SHARED int64_t dlx_image_clamp(int64_t i, int64_t in) {
     v += a3 * w3;                                                                                  \
     return v;                                                                                      \
   }                                                                                                \
-  /* MAX_POOL: whether element v replaces the maximum held, best (a larger value or any NaN: the   \
-   * last NaN wins, ties keep the first). */                                                       \
-  DLX_SHARED int dlx_image_max_takes_##SUFFIX(T v, T best) { return v > best || v != v; }
+  DLX_SHARED int dlx_image_max_takes_##SUFFIX(T v, T best) { return DLX_IMAGE_MAX_TAKES(v, best); }
 
 DLX_IMAGE_DEFINE_TAPS(float, f)
 DLX_IMAGE_DEFINE_TAPS(double, d)

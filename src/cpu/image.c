@@ -82,7 +82,7 @@ typedef struct image_job {
 
 /* The maximum of a window (rows ih0 .. ih1 - 1 step dh, columns iw0 .. iw1 - 1 step dw) and,
  * when `at` is not NULL, its position; branch-free selects, in PyTorch's order. */
-#define DEFINE_WINDOW_MAX(T, S, NAME)                                                              \
+#define DEFINE_WINDOW_MAX(T, NAME)                                                                 \
   static T NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,     \
                 int64_t iw1, int64_t dw, int64_t *at) {                                            \
     T best = (T)-INFINITY;                                                                         \
@@ -91,7 +91,7 @@ typedef struct image_job {
         const T *row = src + ih * in_w;                                                            \
         for (int64_t iw = iw0; iw < iw1; iw += dw) {                                               \
           T v = row[iw];                                                                           \
-          best = dlx_image_max_takes_##S(v, best) ? v : best;                                      \
+          best = DLX_IMAGE_MAX_TAKES(v, best) ? v : best;                                          \
         }                                                                                          \
       }                                                                                            \
       return best;                                                                                 \
@@ -101,7 +101,7 @@ typedef struct image_job {
       const T *row = src + ih * in_w;                                                              \
       for (int64_t iw = iw0; iw < iw1; iw += dw) {                                                 \
         T v = row[iw];                                                                             \
-        bool take = dlx_image_max_takes_##S(v, best);                                              \
+        bool take = DLX_IMAGE_MAX_TAKES(v, best);                                                  \
         best = take ? v : best;                                                                    \
         pos = take ? ih * in_w + iw : pos;                                                         \
       }                                                                                            \
@@ -116,7 +116,7 @@ typedef struct image_job {
  * that holds the maximum is kept as its number in the window (C: an integer as wide as T, so
  * that the selects vectorize together) and made a position at the end. */
 #define MAX_BLOCK 64
-#define DEFINE_BLOCK_MAX(T, C, S, NAME)                                                            \
+#define DEFINE_BLOCK_MAX(T, C, NAME)                                                               \
   static void NAME(const T *src, int64_t in_w, int64_t ih0, int64_t ih1, int64_t dh, int64_t iw0,  \
                    int64_t sw, int64_t kw, int64_t dw, int64_t n, T *dst, int64_t *ind) {          \
     T best[MAX_BLOCK];                                                                             \
@@ -131,12 +131,12 @@ typedef struct image_job {
         if (ind == NULL) {                                                                         \
           for (int64_t k = 0; k < n; k++) {                                                        \
             T v = p[k * sw];                                                                       \
-            best[k] = dlx_image_max_takes_##S(v, best[k]) ? v : best[k];                           \
+            best[k] = DLX_IMAGE_MAX_TAKES(v, best[k]) ? v : best[k];                               \
           }                                                                                        \
         } else {                                                                                   \
           for (int64_t k = 0; k < n; k++) {                                                        \
             T v = p[k * sw];                                                                       \
-            bool take = dlx_image_max_takes_##S(v, best[k]);                                       \
+            bool take = DLX_IMAGE_MAX_TAKES(v, best[k]);                                           \
             best[k] = take ? v : best[k];                                                          \
             tap[k] = take ? t : tap[k];                                                            \
           }                                                                                        \
@@ -160,9 +160,9 @@ static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
   if (*lo > j->out_w) *lo = *hi = j->out_w;
 }
 
-#define DEFINE_MAX_POOL(T, C, S, NAME)                                                             \
-  DEFINE_WINDOW_MAX(T, S, NAME##_window)                                                           \
-  DEFINE_BLOCK_MAX(T, C, S, NAME##_block)                                                          \
+#define DEFINE_MAX_POOL(T, C, NAME)                                                                \
+  DEFINE_WINDOW_MAX(T, NAME##_window)                                                              \
+  DEFINE_BLOCK_MAX(T, C, NAME##_block)                                                             \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
     const dlx_image_request *r = j->r;                                                             \
     int64_t sh = r->stride[0], sw = r->stride[1], ph = r->padding[0], pw = r->padding[1];          \
@@ -194,8 +194,8 @@ static void inner_columns(const image_job *j, int64_t *lo, int64_t *hi) {
     }                                                                                              \
   }
 
-DEFINE_MAX_POOL(float, int32_t, f, max_pool_f)
-DEFINE_MAX_POOL(double, int64_t, d, max_pool_d)
+DEFINE_MAX_POOL(float, int32_t, max_pool_f)
+DEFINE_MAX_POOL(double, int64_t, max_pool_d)
 
 #define DEFINE_AVG_POOL(T, NAME)                                                                   \
   static void NAME(image_job *j, int64_t begin, int64_t end) {                                     \
