@@ -149,6 +149,8 @@ static const luaL_Reg *const api_funcs[] = {
     dlxl_linalg_funcs,
     dlxl_view_funcs,
     dlxl_order_methods,
+    dlxl_count_funcs,
+    dlxl_count_methods,
     NULL,
 };
 
@@ -161,7 +163,8 @@ static const luaL_Reg *const tensor_methods[] = {
     dlxl_reduce_methods, dlxl_value_methods,    dlxl_dlpack_methods,
     dlxl_npy_methods,    dlxl_joining_methods,  dlxl_construct_methods,
     dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
-    dlxl_linalg_methods, dlxl_order_methods,    NULL,
+    dlxl_linalg_methods, dlxl_order_methods,    dlxl_count_methods,
+    NULL,
 };
 
 /* dlx.Tensor's metamethods, and __index (dlxl_tensor_index) */
