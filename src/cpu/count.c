@@ -222,26 +222,34 @@ typedef struct search_job {
   size_t item;
 } search_job;
 
-/* The 1-based positions of the values v[0..m) among the sorted s[0..n) by their keys (KEY(x) of
- * the element type T): 1 + the sorted elements whose key is below the value's (right: not above). */
+/* The 1-based positions of the values v[0..m) among the sorted s[0..n) (n >= 1) by their keys
+ * (KEY(x) of the element type T): 1 + the sorted elements whose key is below the value's (right:
+ * not above). The branchless search halves the same lengths whatever the data, so GROUP values
+ * step together: their loads are independent and overlap, where one search waits on each. */
+#define GROUP 16
 #define SEARCH_ROW(T, KEY)                                                                         \
   static void search_##KEY(const T *s, int64_t n, const T *v, int64_t m, bool right,               \
                            int64_t *out) {                                                         \
-    for (int64_t j = 0; j < m; j++) {                                                              \
-      const T *base = s;                                                                           \
-      T key = KEY(v[j]);                                                                           \
-      int64_t len = n;                                                                             \
-      if (n == 0) {                                                                                \
-        out[j] = 1;                                                                                \
-        continue;                                                                                  \
+    for (int64_t j = 0; j < m; j += GROUP) {                                                       \
+      const T *base[GROUP];                                                                        \
+      T key[GROUP];                                                                                \
+      int64_t len = n, g, count = m - j < GROUP ? m - j : GROUP;                                   \
+      for (g = 0; g < count; g++) {                                                                \
+        base[g] = s;                                                                               \
+        key[g] = KEY(v[j + g]);                                                                    \
       }                                                                                            \
       while (len > 1) {                                                                            \
         int64_t half = len / 2;                                                                    \
-        T k = KEY(base[half]);                                                                     \
-        base = (right ? k <= key : k < key) ? base + half : base;                                  \
+        for (g = 0; g < count; g++) {                                                              \
+          T k = KEY(base[g][half]);                                                                \
+          base[g] = (right ? k <= key[g] : k < key[g]) ? base[g] + half : base[g];                 \
+        }                                                                                          \
         len -= half;                                                                               \
       }                                                                                            \
-      out[j] = 1 + (base - s) + (right ? KEY(*base) <= key : KEY(*base) < key);                    \
+      for (g = 0; g < count; g++) {                                                                \
+        T k = KEY(*base[g]);                                                                       \
+        out[j + g] = 1 + (base[g] - s) + (right ? k <= key[g] : k < key[g]);                       \
+      }                                                                                            \
     }                                                                                              \
   }
 
