@@ -32,7 +32,8 @@ return function(device, it)
       for _, bins in ipairs { 1, 3, 7, 100 } do
         h.same_bits(t:histc(bins, -2, 2), cpu(on(t):histc(bins, -2, 2)))
         h.same_bits(clean:histc(bins), cpu(on(clean):histc(bins)))
-        h.same_bits(clean:view { 10, 20 }:histc(bins, 0.5, 0.5), cpu(on(clean:view { 10, 20 }):histc(bins, 0.5, 0.5)))
+        local grid = clean:view { 10, 20 }
+        h.same_bits(grid:histc(bins, 0.5, 0.5), cpu(on(grid):histc(bins, 0.5, 0.5)))
       end
       assert.equal(device, tostring(on(t):histc(4, 0, 1).device))
     end
@@ -46,7 +47,8 @@ return function(device, it)
       local t = dlx.tensor(values(150, 7, dtype ~= "int32"), { dtype = "float64" })
       if dtype == "int32" then t = t:mul(4):to("int32") else t = t:to(dtype) end
       local w = dlx.tensor(values(150, 8, false))
-      local edges = dlx.tensor({ -3, -1, -0.5, 0, 0, 1.25, 2, 4 }, { dtype = dtype == "int32" and "float64" or dtype })
+      local edges = dlx.tensor({ -3, -1, -0.5, 0, 0, 1.25, 2, 4 },
+        { dtype = dtype == "int32" and "float64" or dtype })
       local cases = {
         { 5, { range = { -2, 2 } } }, { 1, { range = { -2, 2 } } }, { 4, { range = { 1, 1 } } },
         { edges, nil }, { edges, { weights = w } }, { 6, { range = { -2, 3 }, weights = w } },

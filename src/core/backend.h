@@ -97,9 +97,9 @@ typedef enum dlx_count_op {
  * float64), weights NULL or C-contiguous float64 of n elements, out fresh, C-contiguous [nbins]
  * (nbins >= 1), int64 counts without weights, float64 sums of the weights with them; edges
  * (EDGES) C-contiguous [nbins + 1], increasing; uniform says they are a linspace (a first guess
- * of the bin may come from the formula, the edges decide). SEARCH: src holds the values, C-contiguous
- * [rows, m] (m >= 1), edges the sorted elements, C-contiguous [rows or 1, n] (n >= 1; 1 row: the
- * same for every row) of src's dtype (bool, an integer or a real float dtype), sorted in
+ * of the bin may come from the formula, the edges decide). SEARCH: src holds the values,
+ * C-contiguous [rows, m] (m >= 1), edges the sorted elements, C-contiguous [rows or 1, n] (n >= 1;
+ * 1 row: the same for every row) of src's dtype (bool, an integer or a real float dtype), sorted in
  * src/common/sort_keys.h's order (NaN last); out fresh int64 [rows, m] of 1-based positions: 1 +
  * the count of the row's sorted elements that sort before the value (right: not after it), -0.0
  * equal to 0.0, NaN equal to NaN and above every number. */

@@ -52,8 +52,7 @@ static dlx_tensor *ew2(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, dlx_oper
 }
 
 /* A new temporary = t cast to dtype (C-contiguous); NULL once *rc is an error. */
-static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype,
-                        dlx_error *err) {
+static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
   dlx_tensor *out;
   if (*rc != 0) return NULL;
   out = temp(tp);
@@ -598,7 +597,8 @@ int dlx_histogram(dlx_tensor *hist, dlx_tensor *edges, const dlx_tensor *src, in
     rc = as_line(&w, weights, DLX_FLOAT64, err);
     req.weights = &w;
   }
-  if (rc == 0) rc = count_bins(&counts, &req, &line, weights != NULL ? DLX_FLOAT64 : DLX_INT64, err);
+  if (rc == 0)
+    rc = count_bins(&counts, &req, &line, weights != NULL ? DLX_FLOAT64 : DLX_INT64, err);
   if (weights != NULL) dlx_tensor_close(&w);
   dlx_tensor_close(&line);
   if (rc == 0 && weights != NULL && !density && weights->dtype != DLX_FLOAT64) {
@@ -670,8 +670,8 @@ int dlx_bincount(dlx_tensor *out, const dlx_tensor *src, const dlx_tensor *weigh
 
 /* ---- searchsorted */
 
-static int check_search_shapes(const dlx_tensor *sorted, const dlx_tensor *values,
-                               const char *name, dlx_error *err) {
+static int check_search_shapes(const dlx_tensor *sorted, const dlx_tensor *values, const char *name,
+                               dlx_error *err) {
   char a[64], b[64];
   bool same = sorted->ndim == values->ndim;
   if (sorted->ndim == 0)

@@ -47,7 +47,7 @@ LINEAR_BIN(double, linear_bin_f64)
     }                                                                                              \
     if (uniform) {                                                                                 \
       T f_ = ((x) - (e)[0]) / ((e)[nb] - (e)[0]) * (T)(nb);                                        \
-      b_ = f_ >= (T)(nb) ? (nb) - 1 : f_ > 0 ? (int64_t)f_ : 0;                                    \
+      b_ = f_ >= (T)(nb) ? (nb)-1 : f_ > 0 ? (int64_t)f_ : 0;                                      \
     } else {                                                                                       \
       int64_t lo_ = 0, len_ = (nb) + 1; /* upper bound: the edges <= x */                          \
       while (len_ > 0) {                                                                           \
@@ -62,8 +62,8 @@ LINEAR_BIN(double, linear_bin_f64)
       b_ = lo_ - 1;                                                                                \
     }                                                                                              \
     while (b_ > 0 && (x) < (e)[b_]) b_--;                                                          \
-    while (b_ < (nb) - 1 && (x) >= (e)[b_ + 1]) b_++;                                              \
-    (out) = b_ > (nb) - 1 ? (nb) - 1 : b_;                                                         \
+    while (b_ < (nb)-1 && (x) >= (e)[b_ + 1]) b_++;                                                \
+    (out) = b_ > (nb)-1 ? (nb)-1 : b_;                                                             \
   } while (0)
 
 static void count_linear_f32(const bins_job *job, int64_t *h, int64_t begin, int64_t end) {

@@ -99,8 +99,9 @@ static int dlx_histogram_fn(lua_State *L) {
   check_histogram_opts(L, 3, &a);
   dlxl_result_begin(L, &hist, 1, lua_touserdata(L, 1));
   dlxl_result_begin(L, &edges, 1, NULL);
-  do rc = dlx_histogram(&hist.made, &edges.made, t, (int64_t)bins, edges_in,
-                        a.has_range ? a.range : NULL, a.weights, a.density, &hist.err);
+  do
+    rc = dlx_histogram(&hist.made, &edges.made, t, (int64_t)bins, edges_in,
+                       a.has_range ? a.range : NULL, a.weights, a.density, &hist.err);
   while (dlxl_result_retry(L, &hist, rc));
   dlxl_result_push(L, &hist, rc);
   dlxl_result_push(L, &edges, 0);

@@ -53,7 +53,7 @@ extern const luaL_Reg dlxl_sort_methods[];      /* sort.c: sort, argsort, topk, 
 extern const luaL_Reg dlxl_linalg_methods[];    /* linalg.c: matmul, diagonal */
 extern const luaL_Reg dlxl_order_methods[];     /* order_stats.c: median, kthvalue, mode,
                                                    quantile, cummax, logcumsumexp, nansum, ... */
-extern const luaL_Reg dlxl_count_methods[]; /* count.c: histc, bincount */
+extern const luaL_Reg dlxl_count_methods[];     /* count.c: histc, bincount */
 
 /* ---- dlx.Tensor's metamethods */
 extern const luaL_Reg dlxl_tensor_metamethods[];    /* tensor.c: __len, __tostring, __gc, ... */
