@@ -274,6 +274,34 @@ describe("searchsorted and bucketize", function()
     end
   end)
 
+  it("searches long sorted rows through their sample of blocks, every dtype", function()
+    -- rows of thousands of elements (blocks of a cache line, sampled) with runs of ties, values
+    -- below, between, on and above them, and two rows of their own
+    math.randomseed(13)
+    for _, dtype in ipairs { "int8", "uint8", "int16", "float16", "bfloat16", "int32", "float32",
+      "uint64", "int64", "float64" } do
+      local sorted, vals = {}, {}
+      local lo = dtype:match("^u") and 0 or -100
+      for i = 1, 5000 do sorted[i] = math.random(lo, 100) end
+      table.sort(sorted)
+      for i = 1, 4000 do vals[i] = math.random(lo == 0 and 0 or lo - 3, 103) end
+      local s, v = dlx.tensor(sorted, { dtype = dtype }), dlx.tensor(vals, { dtype = dtype })
+      for _, right in ipairs { false, true } do
+        local got = list(dlx.searchsorted(s, v, { right = right }))
+        local two = list(dlx.searchsorted(dlx.stack { s, s }, dlx.stack { v, v },
+          { right = right }))
+        for i = 1, #vals, 37 do
+          local below = 0
+          for _, x in ipairs(sorted) do
+            if x < vals[i] or (right and x == vals[i]) then below = below + 1 end
+          end
+          assert.equal(below + 1, got[i], dtype)
+          assert.equal(below + 1, two[2][i], dtype)
+        end
+      end
+    end
+  end)
+
   it("keeps the values' shape, layouts and zero sizes", function()
     local s = dlx.tensor { 1, 2, 3 }
     local v = dlx.tensor({ 0, 1, 2, 3, 4, 5 }):view { 2, 3 }:transpose(1, 2)

@@ -593,13 +593,12 @@ int dlx_histogram(dlx_tensor *hist, dlx_tensor *edges, const dlx_tensor *src, in
     return rc;
   }
   req.edges = &cmp_edges;
-  if (weights != NULL) {
-    rc = as_line(&w, weights, DLX_FLOAT64, err);
-    req.weights = &w;
-  }
-  if (rc == 0)
+  if (weights != NULL) rc = as_line(&w, weights, DLX_FLOAT64, err);
+  if (rc == 0) {
+    req.weights = weights != NULL ? &w : NULL;
     rc = count_bins(&counts, &req, &line, weights != NULL ? DLX_FLOAT64 : DLX_INT64, err);
-  if (weights != NULL) dlx_tensor_close(&w);
+    if (weights != NULL) dlx_tensor_close(&w);
+  }
   dlx_tensor_close(&line);
   if (rc == 0 && weights != NULL && !density && weights->dtype != DLX_FLOAT64) {
     rc = dlx_clone_as_memory(&sums, &counts, weights->dtype, counts.buffer->device,
@@ -658,12 +657,12 @@ int dlx_bincount(dlx_tensor *out, const dlx_tensor *src, const dlx_tensor *weigh
   req.nbins = (int64_t)hi + 1 > minlength ? (int64_t)hi + 1 : minlength;
   rc = as_line(&line, src, DLX_INT64, err);
   if (rc != 0) return rc;
-  if (weights != NULL) {
-    rc = as_line(&w, weights, DLX_FLOAT64, err);
-    req.weights = &w;
+  if (weights != NULL) rc = as_line(&w, weights, DLX_FLOAT64, err);
+  if (rc == 0) {
+    req.weights = weights != NULL ? &w : NULL;
+    rc = count_bins(out, &req, &line, weights != NULL ? DLX_FLOAT64 : DLX_INT64, err);
+    if (weights != NULL) dlx_tensor_close(&w);
   }
-  if (rc == 0) rc = count_bins(out, &req, &line, weights != NULL ? DLX_FLOAT64 : DLX_INT64, err);
-  if (weights != NULL) dlx_tensor_close(&w);
   dlx_tensor_close(&line);
   return rc;
 }

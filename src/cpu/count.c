@@ -220,38 +220,104 @@ typedef struct search_job {
   int kind;
   int64_t rows, m, n;
   size_t item;
+  void *samples; /* NULL, or the keys of each block's first element, nb a sorted row */
+  int64_t nb;
 } search_job;
 
-/* The 1-based positions of the values v[0..m) among the sorted s[0..n) (n >= 1) by their keys
- * (KEY(x) of the element type T): 1 + the sorted elements whose key is below the value's (right:
- * not above). The branchless search halves the same lengths whatever the data, so GROUP values
- * step together: their loads are independent and overlap, where one search waits on each. */
+/* A block of the sorted elements fills a cache line: a sorted row longer than the cache is
+ * searched in two steps, first among the keys of each block's first element (a sample that
+ * stays cached), then in one block, one line of memory. */
+#define LINE_BYTES 64
 #define GROUP 16
+
+/* The branchless binary search over n >= 1 elements from base, of the elements whose key
+ * (LOAD(p), p pointing to one) is below key (right: not above): GROUP searches step together,
+ * as the lengths it halves do not depend on the data, so that their loads overlap where one
+ * search waits on each. */
+#define STEP_GROUP(T, LOAD, base, key, count, n, right)                                            \
+  do {                                                                                             \
+    int64_t len_ = (n);                                                                            \
+    while (len_ > 1) {                                                                             \
+      int64_t half_ = len_ / 2;                                                                    \
+      for (int64_t g_ = 0; g_ < (count); g_++) {                                                   \
+        T k_ = LOAD((base)[g_] + half_);                                                           \
+        (base)[g_] =                                                                               \
+            ((right) ? k_ <= (key)[g_] : k_ < (key)[g_]) ? (base)[g_] + half_ : (base)[g_];        \
+      }                                                                                            \
+      len_ -= half_;                                                                               \
+    }                                                                                              \
+  } while (0)
+
+/* The count of elements below (right: not above) the key among the n >= 1 from s. */
+#define COUNT_BELOW(T, LOAD, s, n, key, right, out)                                                \
+  do {                                                                                             \
+    const T *b_ = (s);                                                                             \
+    int64_t len_ = (n);                                                                            \
+    T k_;                                                                                          \
+    while (len_ > 1) {                                                                             \
+      int64_t half_ = len_ / 2;                                                                    \
+      k_ = LOAD(b_ + half_);                                                                       \
+      b_ = ((right) ? k_ <= (key) : k_ < (key)) ? b_ + half_ : b_;                                 \
+      len_ -= half_;                                                                               \
+    }                                                                                              \
+    k_ = LOAD(b_);                                                                                 \
+    (out) = (b_ - (s)) + ((right) ? k_ <= (key) : k_ < (key));                                     \
+  } while (0)
+
+/* For each key function: the sample of a sorted row, and the 1-based positions of the values
+ * v[0..m) among the sorted s[0..n) (n >= 1): 1 + the sorted elements whose key is below the
+ * value's (right: not above), through the sample when there is one. */
 #define SEARCH_ROW(T, KEY)                                                                         \
-  static void search_##KEY(const T *s, int64_t n, const T *v, int64_t m, bool right,               \
-                           int64_t *out) {                                                         \
+  static void sample_##KEY(const T *s, int64_t n, T *sample) {                                     \
+    int64_t per = LINE_BYTES / (int64_t)sizeof(T);                                                 \
+    for (int64_t b = 0; b * per < n; b++) sample[b] = KEY(s[b * per]);                             \
+  }                                                                                                \
+  static void search_##KEY(const T *s, int64_t n, const T *sample, int64_t nb, const T *v,         \
+                           int64_t m, bool right, int64_t *out) {                                  \
+    int64_t per = LINE_BYTES / (int64_t)sizeof(T);                                                 \
     for (int64_t j = 0; j < m; j += GROUP) {                                                       \
       const T *base[GROUP];                                                                        \
       T key[GROUP];                                                                                \
-      int64_t len = n, g, count = m - j < GROUP ? m - j : GROUP;                                   \
-      for (g = 0; g < count; g++) {                                                                \
-        base[g] = s;                                                                               \
+      int64_t count = m - j < GROUP ? m - j : GROUP;                                               \
+      for (int64_t g = 0; g < count; g++) {                                                        \
+        base[g] = sample != NULL ? sample : s;                                                     \
         key[g] = KEY(v[j + g]);                                                                    \
       }                                                                                            \
-      while (len > 1) {                                                                            \
-        int64_t half = len / 2;                                                                    \
-        for (g = 0; g < count; g++) {                                                              \
-          T k = KEY(base[g][half]);                                                                \
-          base[g] = (right ? k <= key[g] : k < key[g]) ? base[g] + half : base[g];                 \
+      if (sample == NULL) {                                                                        \
+        STEP_GROUP(T, KEY_AT_##KEY, base, key, count, n, right);                                   \
+        for (int64_t g = 0; g < count; g++) {                                                      \
+          T k = KEY(*base[g]);                                                                     \
+          out[j + g] = 1 + (base[g] - s) + (right ? k <= key[g] : k < key[g]);                     \
         }                                                                                          \
-        len -= half;                                                                               \
+        continue;                                                                                  \
       }                                                                                            \
-      for (g = 0; g < count; g++) {                                                                \
-        T k = KEY(*base[g]);                                                                       \
-        out[j + g] = 1 + (base[g] - s) + (right ? k <= key[g] : k < key[g]);                       \
+      STEP_GROUP(T, *, base, key, count, nb, right);                                               \
+      for (int64_t g = 0; g < count; g++) {                                                        \
+        int64_t block = (base[g] - sample) + (right ? *base[g] <= key[g] : *base[g] < key[g]);     \
+        int64_t start = (block - 1) * per, len = n - start < per ? n - start : per, below;         \
+        if (block == 0) {                                                                          \
+          out[j + g] = 1; /* the row's first element is above the value */                         \
+          continue;                                                                                \
+        }                                                                                          \
+        COUNT_BELOW(T, KEY_AT_##KEY, s + start, len, key[g], right, below);                        \
+        out[j + g] = 1 + start + below;                                                            \
       }                                                                                            \
     }                                                                                              \
   }
+
+#define KEY_AT_dlx_sort_key_bool(p) dlx_sort_key_bool(*(p))
+#define KEY_AT_dlx_sort_key_u8(p) dlx_sort_key_u8(*(p))
+#define KEY_AT_dlx_sort_key_i8(p) dlx_sort_key_i8(*(p))
+#define KEY_AT_dlx_sort_key_u16(p) dlx_sort_key_u16(*(p))
+#define KEY_AT_dlx_sort_key_i16(p) dlx_sort_key_i16(*(p))
+#define KEY_AT_dlx_sort_key_f16(p) dlx_sort_key_f16(*(p))
+#define KEY_AT_dlx_sort_key_bf16(p) dlx_sort_key_bf16(*(p))
+#define KEY_AT_dlx_sort_key_u32(p) dlx_sort_key_u32(*(p))
+#define KEY_AT_dlx_sort_key_i32(p) dlx_sort_key_i32(*(p))
+#define KEY_AT_dlx_sort_key_f32(p) dlx_sort_key_f32(*(p))
+#define KEY_AT_dlx_sort_key_u64(p) dlx_sort_key_u64(*(p))
+#define KEY_AT_dlx_sort_key_i64(p) dlx_sort_key_i64(*(p))
+#define KEY_AT_dlx_sort_key_f64(p) dlx_sort_key_f64(*(p))
 
 SEARCH_ROW(uint8_t, dlx_sort_key_bool)
 SEARCH_ROW(uint8_t, dlx_sort_key_u8)
@@ -267,49 +333,34 @@ SEARCH_ROW(uint64_t, dlx_sort_key_u64)
 SEARCH_ROW(uint64_t, dlx_sort_key_i64)
 SEARCH_ROW(uint64_t, dlx_sort_key_f64)
 
-static void search_part(const search_job *job, const void *s, const void *v, int64_t m,
+#define KEY_CASES(X)                                                                               \
+  X(DLX_SORT_KEY_BOOL, dlx_sort_key_bool)                                                          \
+  X(DLX_SORT_KEY_U8, dlx_sort_key_u8)                                                              \
+  X(DLX_SORT_KEY_I8, dlx_sort_key_i8)                                                              \
+  X(DLX_SORT_KEY_U16, dlx_sort_key_u16)                                                            \
+  X(DLX_SORT_KEY_I16, dlx_sort_key_i16)                                                            \
+  X(DLX_SORT_KEY_F16, dlx_sort_key_f16)                                                            \
+  X(DLX_SORT_KEY_BF16, dlx_sort_key_bf16)                                                          \
+  X(DLX_SORT_KEY_U32, dlx_sort_key_u32)                                                            \
+  X(DLX_SORT_KEY_I32, dlx_sort_key_i32)                                                            \
+  X(DLX_SORT_KEY_F32, dlx_sort_key_f32)                                                            \
+  X(DLX_SORT_KEY_U64, dlx_sort_key_u64)                                                            \
+  X(DLX_SORT_KEY_I64, dlx_sort_key_i64)                                                            \
+  X(DLX_SORT_KEY_F64, dlx_sort_key_f64)
+
+static void search_part(const search_job *job, int64_t row, const void *s, const void *v, int64_t m,
                         int64_t *out) {
-  int64_t n = job->n;
-  bool right = job->r->right;
+  const char *sample = job->samples != NULL
+                           ? (const char *)job->samples + (size_t)(row * job->nb) * job->item
+                           : NULL;
   switch (job->kind) {
-  case DLX_SORT_KEY_BOOL:
-    search_dlx_sort_key_bool(s, n, v, m, right, out);
+#define SEARCH_CASE(K, KEY)                                                                        \
+  case K:                                                                                          \
+    search_##KEY(s, job->n, (const void *)sample, job->nb, v, m, job->r->right, out);              \
     break;
-  case DLX_SORT_KEY_U8:
-    search_dlx_sort_key_u8(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_I8:
-    search_dlx_sort_key_i8(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_U16:
-    search_dlx_sort_key_u16(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_I16:
-    search_dlx_sort_key_i16(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_F16:
-    search_dlx_sort_key_f16(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_BF16:
-    search_dlx_sort_key_bf16(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_U32:
-    search_dlx_sort_key_u32(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_I32:
-    search_dlx_sort_key_i32(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_F32:
-    search_dlx_sort_key_f32(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_U64:
-    search_dlx_sort_key_u64(s, n, v, m, right, out);
-    break;
-  case DLX_SORT_KEY_I64:
-    search_dlx_sort_key_i64(s, n, v, m, right, out);
-    break;
+    KEY_CASES(SEARCH_CASE)
+#undef SEARCH_CASE
   default:
-    search_dlx_sort_key_f64(s, n, v, m, right, out);
     break;
   }
 }
@@ -323,9 +374,34 @@ static void search_range(void *ctx, int64_t begin, int64_t end) {
   while (begin < end) {
     int64_t row = begin / job->m, stop = (row + 1) * job->m;
     if (stop > end) stop = end;
-    search_part(job, s + (shared ? 0 : (size_t)(row * job->n) * job->item),
+    search_part(job, shared ? 0 : row, s + (shared ? 0 : (size_t)(row * job->n) * job->item),
                 v + (size_t)begin * job->item, stop - begin, out + begin);
     begin = stop;
+  }
+}
+
+/* The samples of every sorted row, when a row is longer than a few blocks and its values are
+ * many enough to pay for one (else, or without memory for them: none, and plain searches). */
+static void make_samples(search_job *job) {
+  int64_t per = LINE_BYTES / (int64_t)job->item, srows = job->r->edges->shape[0];
+  const char *s = data_of(job->r->edges);
+  job->nb = (job->n + per - 1) / per;
+  if (job->n < 4 * per || job->m * (job->rows / srows) < 4 * job->nb) return;
+  job->samples = malloc((size_t)(srows * job->nb) * job->item);
+  if (job->samples == NULL) return;
+  for (int64_t r = 0; r < srows; r++) {
+    const void *row = s + (size_t)(r * job->n) * job->item;
+    void *sample = (char *)job->samples + (size_t)(r * job->nb) * job->item;
+    switch (job->kind) {
+#define SAMPLE_CASE(K, KEY)                                                                        \
+  case K:                                                                                          \
+    sample_##KEY(row, job->n, sample);                                                             \
+    break;
+      KEY_CASES(SAMPLE_CASE)
+#undef SAMPLE_CASE
+    default:
+      break;
+    }
   }
 }
 
@@ -336,10 +412,11 @@ static int run_search(const dlx_count_request *r) {
                     .m = r->src->shape[1],
                     .n = r->edges->shape[1],
                     .item = (size_t)(dlx_dtype_bits(r->src->dtype) / 8)};
-  /* a value costs about log2(n) dependent loads: a grain of values is far fewer than a grain of
-   * bytes */
+  /* a value costs a few dependent loads: a grain of values is far fewer than a grain of bytes */
   int64_t grain = dlx_cpu_grain_items(64 * (int64_t)job.item);
+  make_samples(&job);
   dlx_cpu_parallel_for(job.rows * job.m, grain, search_range, &job);
+  free(job.samples);
   return 0;
 }
 

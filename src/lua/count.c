@@ -104,7 +104,10 @@ static int dlx_histogram_fn(lua_State *L) {
                        a.has_range ? a.range : NULL, a.weights, a.density, &hist.err);
   while (dlxl_result_retry(L, &hist, rc));
   dlxl_result_push(L, &hist, rc);
-  dlxl_result_push(L, &edges, 0);
+  if (edges_in != NULL)
+    dlxl_result_set(L, &edges, 0); /* a view of the edges given: no new bytes */
+  else
+    dlxl_result_push(L, &edges, 0);
   return 2;
 }
 

@@ -1,16 +1,20 @@
-"""NumPy's answers for spec/property_count_spec.lua (NumPy 2: edges of float32 data in float32).
+"""NumPy's answers for spec/property_count_spec.lua (NumPy 2's rules).
 
 Reads cases, one a line, tab-separated: id, op, dtype, bins, lo, hi (or "none"), density (0 or
 1), right (0 or 1), minlength, the values, and two more lists (weights, edges or the sorted
 sequence; "-" for none), numbers written as Python floats read them (nan as nan). Writes id, then
 the first result's values and the second's (edges; "-" for none), tab-separated, as repr of
-float64. histc is PyTorch's formula computed in the data's dtype with NumPy's arithmetic:
+float64. NumPy 2 computes the equal edges of float32 data whose range it finds in float32 (NEP 50);
+NumPy 1 in float64: under NumPy 1 this script makes NumPy 2's edges (linspace's i * step + first
+in float32) and lets np.histogram count with them. histc is PyTorch's formula computed in the data's dtype with NumPy's arithmetic:
 (x - lo) * bins / (hi - lo), truncated, the last bin closed; searchsorted is 1-based.
 """
 import sys
 import warnings
 
 import numpy as np
+
+NUMPY1 = int(np.__version__.split(".")[0]) < 2
 
 
 def floats(text, dtype):
@@ -33,11 +37,25 @@ def histc(a, bins, lo, hi):
     return np.bincount(idx, minlength=bins).astype(a.dtype), None
 
 
+def numpy2_edges(a, bins):
+    """NumPy 2's equal edges over the range of float32 data (np.linspace in float32)."""
+    first, last = (a.min(), a.max()) if a.size > 0 else (np.float32(0), np.float32(1))
+    if first == last:
+        first, last = first - np.float32(0.5), last + np.float32(0.5)
+    step = np.float32(last - first) / np.float32(bins)
+    edges = np.arange(bins + 1, dtype=np.float32) * step + first
+    edges[-1] = last
+    return edges
+
+
 def run(op, dtype, bins, lo, hi, density, right, minlength, a, b, c):
     if op == "histc":
         return histc(a, bins, lo, hi)
     if op == "histogram":
         rng = None if lo is None else (lo, hi)
+        if (NUMPY1 and c is None and rng is None and a.dtype == np.float32 and a.size > 0
+                and np.isfinite(a).all()):
+            c = numpy2_edges(a, bins)
         return np.histogram(a, bins=bins if c is None else c, range=rng, weights=b,
                             density=density or None)
     if op == "bincount":
