@@ -368,6 +368,9 @@ static int check_same_device(const dlx_tensor *a, const dlx_tensor *b, const cha
                   dlx_device_format(b->buffer->device, db, sizeof db));
 }
 
+/* x for a message: NaN without its sign ("nan", not "-nan"). */
+static double shown(double x) { return isnan(x) ? fabs(x) : x; }
+
 /* ---- histc */
 
 int dlx_histc(dlx_tensor *out, const dlx_tensor *src, int64_t bins, double lo, double hi,
@@ -392,7 +395,8 @@ int dlx_histc(dlx_tensor *out, const dlx_tensor *src, int64_t bins, double lo, d
     hi += 1;
   }
   if (rc == 0 && !(isfinite(lo) && isfinite(hi)))
-    rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: range of [%g, %g] is not finite", lo, hi);
+    rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: range of [%g, %g] is not finite", shown(lo),
+                  shown(hi));
   if (rc == 0 && lo > hi) rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: max must be larger than min");
   req.lo = lo;
   req.hi = hi;
@@ -444,7 +448,8 @@ static int outer_edges(const dlx_tensor *line, const double *range, double *firs
     if (rc != 0) return rc;
     if (!(isfinite(*first) && isfinite(*last)))
       return dlx_fail(err, DLX_VALUE_ERROR,
-                      "histogram: autodetected range of [%g, %g] is not finite", *first, *last);
+                      "histogram: autodetected range of [%g, %g] is not finite", shown(*first),
+                      shown(*last));
     *f32 = line->dtype == DLX_FLOAT32;
   }
   if (*first == *last) {
