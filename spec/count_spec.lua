@@ -83,6 +83,7 @@ describe("histc", function()
     h.raises("ValueError", function() x:histc(0) end)
     h.raises("ValueError", function() x:histc(3, 2, 1) end)
     h.raises("ValueError", function() x:histc(3, 0, INF) end)
+    h.raises("ValueError", function() x:histc(3, 1, 1 + 1e-12) end) -- empty in float32
     h.raises("ValueError", function() dlx.tensor({ 1, NAN }):histc(3) end)
     h.raises("TypeError", function() x:histc(3, "a") end)
     h.raises("TypeError", function() dlx.histc({ 1, 2 }) end)

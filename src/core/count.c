@@ -398,6 +398,8 @@ int dlx_histc(dlx_tensor *out, const dlx_tensor *src, int64_t bins, double lo, d
     rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: range of [%g, %g] is not finite", shown(lo),
                   shown(hi));
   if (rc == 0 && lo > hi) rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: max must be larger than min");
+  if (rc == 0 && compute == DLX_FLOAT32 && !((float)lo < (float)hi)) /* no width to divide by */
+    rc = dlx_fail(err, DLX_VALUE_ERROR, "histc: the range [%g, %g] is empty in float32", lo, hi);
   req.lo = lo;
   req.hi = hi;
   if (rc == 0) rc = count_bins(&counts, &req, &line, DLX_INT64, err);
