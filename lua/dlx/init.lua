@@ -65,6 +65,9 @@ require("dlx.linalg_products").install(dlx, core)
 -- broadcast_tensors, dist.
 require("dlx.small_ops").install(dlx, core)
 
+-- Runs and positions built from other ops: t:unique_consecutive, t:argwhere.
+require("dlx.runs").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions
