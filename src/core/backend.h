@@ -126,6 +126,36 @@ typedef struct dlx_image_request {
   bool align_corners;                                    /* BILINEAR, BICUBIC */
   double scale[2]; /* resizes: the caller's scale factor of h and w, 0 when not given */
 } dlx_image_request;
+/* What count_op computes: a histogram of a 1-d tensor (the bin of each element by one of three
+ * rules, counted or summing weights), or the positions of values in sorted rows. */
+typedef enum dlx_count_op {
+  DLX_COUNT_BINCOUNT, /* the bin is the element itself (an integer in [0, nbins)) */
+  DLX_COUNT_LINEAR,   /* histc: bin (int64)((x - lo) * nbins / (hi - lo)) computed in src's
+                         dtype, nbins - 1 at most; x outside [lo, hi] and NaN are left out */
+  DLX_COUNT_EDGES,    /* histogram: the bin b with edges[b] <= x < edges[b + 1], the last bin
+                         closed; x outside [edges[0], edges[nbins]] and NaN are left out */
+  DLX_COUNT_SEARCH    /* searchsorted: per value, the sorted elements below it (right: not above) */
+} dlx_count_op;
+
+/* A request to count_op. The bin ops: src is C-contiguous 1-d with n >= 1 elements (BINCOUNT:
+ * int64, each in [0, nbins); LINEAR: float32 or float64; EDGES: edges' dtype, float32 or
+ * float64), weights NULL or C-contiguous float64 of n elements, out fresh, C-contiguous [nbins]
+ * (nbins >= 1), int64 counts without weights, float64 sums of the weights with them; edges
+ * (EDGES) C-contiguous [nbins + 1], increasing; uniform says they are a linspace (a first guess
+ * of the bin may come from the formula, the edges decide). SEARCH: src holds the values,
+ * C-contiguous [rows, m] (m >= 1), edges the sorted elements, C-contiguous [rows or 1, n] (n >= 1;
+ * 1 row: the same for every row) of src's dtype (bool, an integer or a real float dtype), sorted in
+ * src/common/sort_keys.h's order (NaN last); out fresh int64 [rows, m] of 1-based positions: 1 +
+ * the count of the row's sorted elements that sort before the value (right: not after it), -0.0
+ * equal to 0.0, NaN equal to NaN and above every number. */
+typedef struct dlx_count_request {
+  dlx_count_op op;
+  const dlx_tensor *src, *weights, *edges, *out;
+  int64_t nbins;
+  double lo, hi; /* LINEAR: lo < hi, finite, as src's dtype holds them */
+  bool uniform;  /* EDGES */
+  bool right;    /* SEARCH */
+} dlx_count_request;
 
 /* What fill_random draws (numbered as src/common/philox.h's DLX_RNG_*; distributions.h defines
  * the kinds after INT). */
@@ -562,6 +592,10 @@ typedef struct dlx_backend {
    * elementwise ops): the pooling or resize of a dlx_image_request (above), bit for bit the
    * same on any number of threads. */
   int (*image_op)(const dlx_image_request *r, dlx_error *err);
+  /* Optional (NULL: the core composes the op of elementwise, index_op, sort_rows and
+   * along_dim): an op of dlx_count_request (above). Counts are exact; sums of weights are
+   * float64, in element order on the CPU. */
+  int (*count_op)(const dlx_count_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);

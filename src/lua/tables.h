@@ -32,6 +32,8 @@ extern const luaL_Reg dlxl_view_funcs[];      /* views.c: dlx.shares_memory, may
 extern const luaL_Reg dlxl_linalg_funcs[];    /* linalg.c: matmul, mm, bmm, mv, dot, vdot, addmm,
                                                  baddbmm */
 /* order_stats.c: dlxl_order_methods (below) as dlx.median(t, ...), quantile, nansum, ... */
+extern const luaL_Reg dlxl_count_funcs[]; /* count.c: histogram, searchsorted, bucketize; and
+                                             dlxl_count_methods (below) as dlx.histc(t, ...) */
 
 /* ---- dlx.core.linalg: what lua/dlx/linalg.lua builds dlx.linalg from */
 extern const luaL_Reg dlxl_decomp_funcs[]; /* linalg_decomp.c: solve, inv, det, qr, svd, ... */
@@ -52,6 +54,7 @@ extern const luaL_Reg dlxl_sort_methods[];      /* sort.c: sort, argsort, topk, 
 extern const luaL_Reg dlxl_linalg_methods[];    /* linalg.c: matmul, diagonal */
 extern const luaL_Reg dlxl_order_methods[];     /* order_stats.c: median, kthvalue, mode,
                                                    quantile, cummax, logcumsumexp, nansum, ... */
+extern const luaL_Reg dlxl_count_methods[];     /* count.c: histc, bincount */
 
 /* ---- dlx.Tensor's metamethods */
 extern const luaL_Reg dlxl_tensor_metamethods[];    /* tensor.c: __len, __tostring, __gc, ... */
