@@ -5,7 +5,8 @@
  * dim), random.c, sort.c, indexing.c, matmul.c, rows.c (the row scans), image.c (pooling and
  * resizing); harness.c (harness.h) holds the OpenCL side and what they share. This file runs
  * them in turn. Memory is OpenCL shared virtual memory, so that kernels get interior pointers
- * exactly as Level Zero USM gives them; layouts are random (permuted, padded, negative and stride-0 strides).
+ * exactly as Level Zero USM gives them; layouts are random (permuted, padded, negative and
+ * stride-0 strides).
  *
  * The kernels are built from source, or, with DLX_ZE_KERNEL_IL=path, loaded from the SPIR-V that
  * the library embeds (clCreateProgramWithIL). PoCL (CI) has no sub-groups: the reductions then
