@@ -65,6 +65,9 @@ require("dlx.linalg_products").install(dlx, core)
 -- broadcast_tensors, dist.
 require("dlx.small_ops").install(dlx, core)
 
+-- Convolutions built on core.conv: dlx.conv1d, conv2d, conv3d, convolve, correlate.
+require("dlx.conv").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions
