@@ -90,8 +90,8 @@ end
 
 --- NumPy's correlate and convolve over Lua lists (complex values as {re, im} pairs), as its
 --- _pyarray_correlate does them: v conjugated (correlate), the longer operand first, the sums
---- c[k] = sum of a[k + j] v[j] in the mode's window, then reversed and conjugated when the
---- operands were swapped.
+--- c[k] = sum of a[k + j] v[j] in the mode's window, then reversed when the operands were
+--- swapped.
 local function cmul(x, y)
   if type(x) ~= "table" then return x * y end
   return { x[1] * y[1] - x[2] * y[2], x[1] * y[2] + x[2] * y[1] }
@@ -127,7 +127,7 @@ function R.correlate(a, v, mode)
   for i = 1, #v do vc[i] = cconj(v[i]) end
   if #a >= #v then return slide(a, vc, mode) end
   local r, out = slide(vc, a, mode), {}
-  for i = 1, #r do out[i] = cconj(r[#r + 1 - i]) end
+  for i = 1, #r do out[i] = r[#r + 1 - i] end
   return out
 end
 

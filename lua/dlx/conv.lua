@@ -158,8 +158,8 @@ function M.install(dlx, core)
   end
 
   --- dlx.correlate(a, v[, mode]): NumPy's correlate, sum of a[k + j] * conj(v[j]), mode "valid"
-  --- (default), "same" or "full"; when v is longer, NumPy's result: the swapped sums reversed
-  --- (and conjugated).
+  --- (default), "same" or "full"; when v is longer, NumPy's result: conj(v) slides over a and
+  --- the sums come reversed (the window of "same" is then NumPy's, not a centred one).
   function dlx.correlate(a, v, mode)
     a, v = check_line("correlate", a, "a"), check_line("correlate", v, "v")
     mode = check_mode("correlate", mode, "valid")
@@ -167,9 +167,8 @@ function M.install(dlx, core)
     if v.numel == 0 then raise("ValueError", "correlate: second array argument cannot be empty") end
     if COMPLEX[v.dtype] then v = v:conj() end
     if a.numel >= v.numel then return slide("correlate", a, v, mode) end
-    local out = slide("correlate", v, a, mode):flip(1)
-    if COMPLEX[out.dtype] then out = out:conj() end
-    return out
+    -- the sums of conj(v)[k + j] a[j], reversed, are the sums of a[j] conj(v[j - k])
+    return slide("correlate", v, a, mode):flip(1):contiguous()
   end
 end
 
