@@ -1,7 +1,8 @@
 --- The convolutions' cases on a device, against sums written out in Lua: conv1d, conv2d and
 --- conv3d (strides, paddings, "same" with even kernels, dilations, groups, bias, unbatched
 --- inputs, strided views, inputs large enough to be cut into slices, zero-size batches) and
---- NumPy's convolve and correlate (every mode, the longer operand second, complex values).
+--- NumPy's convolve and correlate (every mode, the longer operand second, complex values, long
+--- signals).
 --- The values are small integers, so every float sum is exact and each device must give the
 --- reference's values exactly. Used by conv_spec.lua (the CPU), oneapi_conv_spec.lua and
 --- cuda_conv_spec.lua: require "spec.conv_device" (device, it, opts) inside a describe;
@@ -277,6 +278,14 @@ return function(device, it, opts)
           check_line(name, nm[1], nm[2], mode)
           check_line(name, nm[1], nm[2], mode, true)
         end
+      end
+    end
+    -- long signals: the blocked matrix product
+    for _, name in ipairs({ "convolve", "correlate" }) do
+      for _, mode in ipairs({ "full", "same", "valid" }) do
+        check_line(name, 5000, 9, mode, name == "correlate")
+        check_line(name, 9, 4999, mode)
+        check_line(name, 4500, 40, mode, mode == "same")
       end
     end
     assert.same({ 12 }, dlx.convolve(on(R.values(8), { 8 }), on(R.values(5), { 5 })).shape)
