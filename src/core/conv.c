@@ -7,7 +7,6 @@
 #include "core/conv.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/device.h"
@@ -324,7 +323,6 @@ static int run_conv(conv_run *r, const dlx_conv_args *a, dlx_error *err) {
   DLDevice device = dlx_tensor_device(a->input);
   int64_t budget = dlx_device_type_is_host_like(device.device_type) ? HOST_COLUMN_BYTES
                                                                      : DEVICE_COLUMN_BYTES;
-  if (getenv("CONVB")) budget = atoll(getenv("CONVB")); /* EXPERIMENT */
   slicing p = slice_output(g, budget / (dlx_dtype_bits(g->dtype) / 8));
   int64_t size = p.images * g->groups * g->c_group * p.rows * p.inner;
   int rc;
