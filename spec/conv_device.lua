@@ -274,7 +274,8 @@ return function(device, it, opts)
   it("convolves and correlates as NumPy, every mode, either operand longer", function()
     for _, name in ipairs({ "convolve", "correlate" }) do
       for _, mode in ipairs({ "full", "same", "valid" }) do
-        for _, nm in ipairs({ { 9, 4 }, { 8, 5 }, { 4, 9 }, { 5, 8 }, { 6, 6 }, { 1, 3 }, { 3, 1 } }) do
+        for _, nm in ipairs({ { 9, 4 }, { 8, 5 }, { 4, 9 }, { 5, 8 }, { 6, 6 }, { 1, 3 },
+          { 3, 1 } }) do
           check_line(name, nm[1], nm[2], mode)
           check_line(name, nm[1], nm[2], mode, true)
         end

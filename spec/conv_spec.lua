@@ -33,8 +33,8 @@ describe("convolution options and errors", function()
 
   it("refuses bad channel and group counts with PyTorch's messages", function()
     local msg = h.raises("ValueError", dlx.conv2d, x, dlx.ones({ 2, 3, 3, 3 }))
-    assert.truthy(msg:find("Given groups=1, weight of size {2, 3, 3, 3}, expected input{1, 4, 5, 5} "
-      .. "to have 3 channels, but got 4 channels instead", 1, true), msg)
+    assert.truthy(msg:find("Given groups=1, weight of size {2, 3, 3, 3}, expected "
+      .. "input{1, 4, 5, 5} to have 3 channels, but got 4 channels instead", 1, true), msg)
     msg = h.raises("ValueError", dlx.conv2d, x, dlx.ones({ 3, 2, 3, 3 }), { groups = 2 })
     assert.truthy(msg:find("expected weight to be divisible by 2 at dimension 0", 1, true), msg)
     msg = h.raises("ValueError", dlx.conv2d, x, w, { groups = 2, bias = dlx.ones({ 3 }) })
@@ -59,6 +59,11 @@ describe("convolution options and errors", function()
     h.raises("ValueError", dlx.conv2d, x, dlx.ones({ 2, 4, 3 }))
     h.raises("ValueError", dlx.conv1d, dlx.ones({ 1, 1, 2 }), dlx.ones({ 1, 1, 3 }))
     h.raises("ValueError", dlx.conv2d, x, w, { groups = 2, stride = 1.5 })
+    -- absurd sizes: refused before any sum of them could overflow
+    h.raises("ValueError", dlx.conv1d, dlx.ones({ 1, 1, 4 }), dlx.ones({ 1, 1, 2 }),
+      { padding = 2 ^ 40 })
+    h.raises("ValueError", dlx.conv1d, dlx.ones({ 1, 1, 4 }), dlx.empty({ 0, 1, 2 ^ 40 }),
+      { dilation = 2 ^ 30 })
     h.raises("TypeError", dlx.conv2d, x, w, { groups = 2, stride = "1" })
     h.raises("TypeError", dlx.conv2d, x, w, { group = 2 })
     h.raises("TypeError", dlx.conv2d, x, w, 2)

@@ -79,7 +79,7 @@ local function check(case, result)
   for text in values:gmatch("%S+") do
     k = k + 1
     local want, v = tonumber(text), flat[k]
-    if not (math.abs(v - want) <= bound) then
+    if v ~= v or math.abs(v - want) > bound then
       fail(("element %d: PyTorch %s, dlx %.17g"):format(k, text, v))
     end
   end

@@ -69,7 +69,7 @@ local function check(case, result)
       if math.abs(v.re - tonumber(re)) > bound or math.abs(v.im - tonumber(im)) > bound then
         fail(("element %d: NumPy %s, dlx %s,%s"):format(k, text, v.re, v.im))
       end
-    elseif not (math.abs(v - tonumber(text)) <= bound) then
+    elseif v ~= v or math.abs(v - tonumber(text)) > bound then
       fail(("element %d: NumPy %s, dlx %s"):format(k, text, tostring(v)))
     end
   end

@@ -93,7 +93,9 @@ function M.install(dlx, core)
     local dilation = check_sizes(name, opts.dilation or 1, n, "dilation")
     local groups = check_integer(name, opts.groups or 1, "groups")
     local lo, hi = paddings(name, opts.padding or 0, weight, n, stride, dilation)
-    if batched then return core.conv(name, input, weight, bias, stride, lo, hi, dilation, groups) end
+    if batched then
+      return core.conv(name, input, weight, bias, stride, lo, hi, dilation, groups)
+    end
     local sizes = { 1 }
     for d = 1, input.ndim do sizes[d + 1] = input.shape[d] end
     local out = core.conv(name, input:reshape(sizes), weight, bias, stride, lo, hi, dilation,

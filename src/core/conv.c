@@ -6,6 +6,7 @@
  * large one, which keeps the launches few. */
 #include "core/conv.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,12 @@ static int check_numbers(const dlx_conv_args *a, dlx_error *err) {
       return dlx_fail(err, DLX_VALUE_ERROR, "%s: negative padding is not supported", a->name);
     if (a->dilation[s] < 1)
       return dlx_fail(err, DLX_VALUE_ERROR, "%s: dilation should be greater than zero", a->name);
+    /* so that the sums of sizes and paddings, and the products below, stay far from overflow */
+    if (a->stride[s] > INT32_MAX || a->pad_lo[s] > INT32_MAX || a->pad_hi[s] > INT32_MAX ||
+        a->dilation[s] > INT32_MAX)
+      return dlx_fail(err, DLX_VALUE_ERROR,
+                      "%s: stride, padding and dilation must be below 2^31 (spatial dim %d)",
+                      a->name, (int)s + 1);
   }
   if (a->groups < 1)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: non-positive groups is not supported", a->name);
@@ -72,8 +79,8 @@ static int check_tensors(const dlx_conv_args *a, dlx_error *err) {
                       dlx_device_format(dlx_tensor_device(all[i]), d2, sizeof d2));
   }
   if (a->input->ndim != ndim)
-    return dlx_fail(err, DLX_VALUE_ERROR, "%s: expected a %d-d batched input, got size %s",
-                    a->name, (int)ndim, shape_of(a->input, s1));
+    return dlx_fail(err, DLX_VALUE_ERROR, "%s: expected a %d-d batched input, got size %s", a->name,
+                    (int)ndim, shape_of(a->input, s1));
   if (a->weight->ndim != ndim)
     return dlx_fail(err, DLX_VALUE_ERROR,
                     "%s: expected a %d-d weight (out_channels, in_channels / groups, kernel "
@@ -126,7 +133,10 @@ static int make_geometry(const dlx_conv_args *a, geometry *g, dlx_error *err) {
     g->lo[s] = k < 0 ? 0 : a->pad_lo[k];
     g->hi[s] = k < 0 ? 0 : a->pad_hi[k];
     padded[s] = g->in[s] + g->lo[s] + g->hi[s];
-    span[s] = g->dilation[s] * (g->kernel[s] - 1) + 1;
+    /* a kernel so long that its span overflows (of a zero-size weight) is larger than any input */
+    span[s] = g->kernel[s] - 1 > (INT64_MAX - 1) / g->dilation[s]
+                  ? INT64_MAX
+                  : g->dilation[s] * (g->kernel[s] - 1) + 1;
   }
   for (int32_t s = first; s < S; s++)
     if (span[s] > padded[s])
@@ -246,13 +256,13 @@ static int conv_slice(const conv_run *r, const slicing *p, int64_t n0, int64_t i
   view.strides[1] = g->c_group * r->src.strides[1];
   view.shape[2] = g->c_group;
   view.strides[2] = r->src.strides[1];
-  for (int32_t s = 0; s < S; s++) {
+  for (int32_t s = 0; s < S; s++) { /* a dim of size 1 takes no step (which might overflow) */
     view.shape[3 + s] = g->kernel[s];
-    view.strides[3 + s] = g->dilation[s] * sp[s];
+    view.strides[3 + s] = g->kernel[s] > 1 ? g->dilation[s] * sp[s] : 0;
     view.shape[3 + S + s] = s == p->dim ? rows : g->out[s];
-    view.strides[3 + S + s] = g->stride[s] * sp[s];
+    view.strides[3 + S + s] = g->out[s] > 1 ? g->stride[s] * sp[s] : 0;
   }
-  view.offset = r->src.offset + n0 * r->src.strides[0] + r0 * g->stride[p->dim] * sp[p->dim];
+  view.offset = r->src.offset + n0 * r->src.strides[0] + r0 * view.strides[3 + S + p->dim];
   view.readonly = true;
   cols.ndim = view.ndim;
   memcpy(cols.shape, view.shape, sizeof view.shape);
@@ -321,8 +331,8 @@ static int weight_matrix(dlx_tensor *w, const dlx_tensor *weight, const geometry
 static int run_conv(conv_run *r, const dlx_conv_args *a, dlx_error *err) {
   const geometry *g = r->g;
   DLDevice device = dlx_tensor_device(a->input);
-  int64_t budget = dlx_device_type_is_host_like(device.device_type) ? HOST_COLUMN_BYTES
-                                                                     : DEVICE_COLUMN_BYTES;
+  int64_t budget =
+      dlx_device_type_is_host_like(device.device_type) ? HOST_COLUMN_BYTES : DEVICE_COLUMN_BYTES;
   slicing p = slice_output(g, budget / (dlx_dtype_bits(g->dtype) / 8));
   int64_t size = p.images * g->groups * g->c_group * p.rows * p.inner;
   int rc;

@@ -121,7 +121,8 @@ static const luaL_Reg module_funcs[] = {
 /* ---- what fills each table; a later table's function replaces an earlier one's of the same
  * name */
 
-/* dlx.core */
+/* dlx.core (one table a line, as the lists below, which clang-format would pack) */
+/* clang-format off */
 static const luaL_Reg *const core_funcs[] = {
     module_funcs,
     dlxl_device_funcs,
