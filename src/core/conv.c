@@ -227,11 +227,12 @@ static slicing slice_output(const geometry *g, int64_t budget) {
 
 typedef struct conv_run {
   const geometry *g;
-  dlx_tensor src;     /* the padded input */
-  dlx_tensor weight;  /* (groups, out_group, c_group * kernel) */
-  dlx_tensor bias;    /* (groups, out_group, 1), when has_bias */
-  dlx_tensor columns; /* a 1-d buffer for the largest slice */
-  dlx_tensor out;     /* (n, c_out, out...) */
+  dlx_tensor src;       /* the padded input */
+  dlx_tensor weight;    /* (groups, out_group, c_group * kernel) */
+  dlx_tensor bias;      /* (groups, out_group, 1), when has_bias */
+  dlx_tensor columns;   /* a 1-d buffer for the largest slice */
+  dlx_tensor bias_copy; /* the bias, contiguous and of the result's dtype, for the entry */
+  dlx_tensor out;       /* (n, c_out, out...) */
   bool has_bias;
   int32_t nspatial;
   const char *name;
@@ -355,10 +356,63 @@ static int run_conv(conv_run *r, const dlx_conv_args *a, dlx_error *err) {
   return rc;
 }
 
+/* The backend's own convolution takes the call: the float and complex dtypes of BLAS, and at
+ * least one product per output. */
+static bool entry_takes(const dlx_backend *backend, const geometry *g) {
+  bool blas = g->dtype == DLX_FLOAT32 || g->dtype == DLX_FLOAT64 || g->dtype == DLX_COMPLEX64 ||
+              g->dtype == DLX_COMPLEX128;
+  return backend->conv != NULL && blas && g->c_group > 0;
+}
+
+/* *t, contiguous and of dtype: itself, or a copy that replaces it. */
+static int make_contiguous(dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
+  dlx_tensor copy;
+  int rc;
+  if (dlx_tensor_is_contiguous(t) && t->dtype == dtype) return 0;
+  rc = dlx_clone_as(&copy, t, dtype, dlx_tensor_device(t), err);
+  if (rc != 0) return rc;
+  dlx_tensor_close(t);
+  *t = copy;
+  return 0;
+}
+
+static int run_entry(conv_run *r, const dlx_conv_args *a, const dlx_backend *backend,
+                     dlx_error *err) {
+  const geometry *g = r->g;
+  dlx_conv_request q;
+  int rc = weight_matrix(&r->weight, a->weight, g, err);
+  if (rc == 0) rc = pad_input(&r->src, a->input, a->nspatial, g, err);
+  if (rc == 0) rc = make_contiguous(&r->src, g->dtype, err);
+  if (rc == 0 && a->bias != NULL) {
+    dlx_tensor_share(&r->bias_copy, a->bias);
+    rc = make_contiguous(&r->bias_copy, g->dtype, err);
+  }
+  if (rc != 0) return rc;
+  memset(&q, 0, sizeof q);
+  q.dtype = g->dtype;
+  q.src = &r->src;
+  q.weight = &r->weight;
+  q.bias = a->bias != NULL ? &r->bias_copy : NULL;
+  q.out = &r->out;
+  q.batch = g->n;
+  q.groups = g->groups;
+  q.c_group = g->c_group;
+  q.out_group = g->out_group;
+  for (int32_t s = 0; s < S; s++) {
+    q.in[s] = g->in[s] + g->lo[s] + g->hi[s];
+    q.kernel[s] = g->kernel[s];
+    q.out_size[s] = g->out[s];
+    q.stride[s] = g->stride[s];
+    q.dilation[s] = g->dilation[s];
+  }
+  return backend->conv(&q, err);
+}
+
 int dlx_conv(dlx_tensor *out, const dlx_conv_args *a, dlx_error *err) {
   geometry g;
   conv_run r;
   int64_t shape[2 + S];
+  const dlx_backend *backend;
   int rc = check_numbers(a, err);
   if (rc == 0) rc = check_tensors(a, err);
   if (rc == 0) rc = check_dtype(a, &g.dtype, err);
@@ -374,10 +428,13 @@ int dlx_conv(dlx_tensor *out, const dlx_conv_args *a, dlx_error *err) {
   r.nspatial = a->nspatial;
   r.name = a->name;
   r.out = *out;
-  rc = run_conv(&r, a, err);
+  rc = dlx_compute_on(a->input, &backend, err);
+  if (rc == 0)
+    rc = entry_takes(backend, &g) ? run_entry(&r, a, backend, err) : run_conv(&r, a, err);
   dlx_tensor_close(&r.weight);
   dlx_tensor_close(&r.src);
   dlx_tensor_close(&r.columns);
+  dlx_tensor_close(&r.bias_copy);
   if (rc != 0) dlx_tensor_close(out);
   return rc;
 }

@@ -112,5 +112,6 @@ const dlx_backend dlx_cpu_backend = {
     .sort_rows = dlx_cpu_sort_rows,
     .row_op = dlx_cpu_row_op,
     .matmul = dlx_cpu_matmul,
+    .conv = dlx_cpu_conv,
     .linalg = dlx_cpu_linalg,
 };

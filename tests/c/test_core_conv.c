@@ -1,7 +1,8 @@
 /* test_core_conv.c -- the core's convolution (src/core/conv.c) without Lua: random conv1d,
  * conv2d and conv3d calls against the sums written out in C (paddings on either side, strides,
- * dilations, groups, a bias, strided weights, inputs cut into several slices), the errors, and
- * every allocation of a call failing in turn: a MemoryError and nothing left allocated. */
+ * dilations, groups, a bias, strided weights, inputs cut into several slices), through the CPU's
+ * conv entry and through the core's composition (the entry left out), the errors, and every
+ * allocation of a call failing in turn on both paths: a MemoryError and nothing left allocated. */
 #include <stdio.h>
 #include <string.h>
 
@@ -69,8 +70,12 @@ static void check_all(const dlx_conv_args *a, const dlx_tensor *out) {
   CHECK_EQ_INT(bad, 0);
 }
 
-/* A random call of ns spatial dims; big: an input whose columns need several slices. */
-static void random_call(int32_t ns, bool big) {
+/* The CPU backend without its conv entry: the core composes the call. */
+static dlx_backend composed_backend;
+
+/* A random call of ns spatial dims; big: an input whose columns need several slices; composed:
+ * through the core's composition, not the CPU's entry. */
+static void random_call(int32_t ns, bool big, bool composed) {
   int64_t groups = 1 + rnd_below(3), xs[5], ws[5], bs[1];
   dlx_conv_args a;
   dlx_tensor x, w, b, wide, out;
@@ -95,6 +100,7 @@ static void random_call(int32_t ns, bool big) {
     xs[2 + s] = a.dilation[s] * (ws[2 + s] - 1) + 1 + (big ? big_sizes[ns - 1] : rnd_below(6));
   }
   x = random_tensor(2 + ns, xs);
+  if (composed) x.buffer->backend = &composed_backend;
   w = random_tensor(2 + ns, ws);
   /* half the time the weight is a strided view: every other element of a wider buffer */
   wide = w;
@@ -122,6 +128,7 @@ static void random_call(int32_t ns, bool big) {
     printf("  %s\n", err.message);
   }
   if (wide_buffer != NULL) free_buffer(wide_buffer);
+  x.buffer->backend = &dlx_cpu_backend;
   free_buffer(x.buffer);
   free_buffer(w.buffer);
   free_buffer(b.buffer);
@@ -177,13 +184,14 @@ static int fail_hook(void *ctx) {
 
 /* Each allocation of a padded call with a bias and a strided weight fails in turn: a
  * MemoryError, and the bytes allocated before it are all released. */
-static void test_allocation_failures(void) {
+static void test_allocation_failures(const dlx_backend *backend) {
   int64_t xs[4] = {2, 2, 9, 8}, ws[4] = {4, 1, 3, 3}, bs[1] = {4};
   dlx_tensor x = random_tensor(4, xs), w = random_tensor(4, ws), b = random_tensor(1, bs), out;
   dlx_conv_args a;
   dlx_error err;
   size_t before = dlx_cpu_memory_allocated();
   int rc = 1;
+  x.buffer->backend = backend;
   memset(&a, 0, sizeof a);
   a.name = "conv2d";
   a.input = &x;
@@ -211,6 +219,7 @@ static void test_allocation_failures(void) {
     check_all(&a, &out);
     dlx_tensor_close(&out);
   }
+  x.buffer->backend = &dlx_cpu_backend;
   free_buffer(x.buffer);
   free_buffer(w.buffer);
   free_buffer(b.buffer);
@@ -220,9 +229,12 @@ int main(void) {
   uint64_t seed = 0x5eed0c0;
   printf("test_core_conv: seed %llu\n", (unsigned long long)seed);
   rng_state = seed;
-  for (int i = 0; i < 60; i++) random_call(1 + (int32_t)(i % 3), false);
-  for (int i = 0; i < 3; i++) random_call(1 + i, true);
+  composed_backend = dlx_cpu_backend;
+  composed_backend.conv = NULL;
+  for (int i = 0; i < 120; i++) random_call(1 + (int32_t)(i % 3), false, i % 2 == 1);
+  for (int i = 0; i < 6; i++) random_call(1 + i / 2, true, i % 2 == 1);
   test_errors();
-  test_allocation_failures();
+  test_allocation_failures(&dlx_cpu_backend);
+  test_allocation_failures(&composed_backend);
   return check_report("test_core_conv");
 }
