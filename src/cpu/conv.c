@@ -7,8 +7,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "cpu/blas.h"
+#include "cpu/cpu_cache.h"
 #include "cpu/kernels.h"
 #include "cpu/parallel.h"
 
@@ -104,15 +104,18 @@ static void run_task(const conv_job *j, int64_t t, char *cols) {
   dlx_cpu_gemm(r->dtype, r->out_group, count, j->rows, &one, &a, &b, &beta, out, j->positions, 1);
 }
 
+/* The columns are a block of the CPU's cache: the pool calls this once per task, and a block
+ * malloc'd and freed each time would fault its pages in again every time. */
 static void conv_range(void *ctx, int64_t begin, int64_t end) {
   conv_job *j = ctx;
-  char *cols = dlx_malloc((size_t)(j->rows * j->slice) * j->esize);
+  size_t nbytes = (size_t)(j->rows * j->slice) * j->esize;
+  char *cols = dlx_cpu_block_alloc(nbytes);
   if (cols == NULL) {
     atomic_store(&j->failed, true);
     return;
   }
   for (int64_t t = begin; t < end; t++) run_task(j, t, cols);
-  dlx_free(cols);
+  dlx_cpu_block_free(cols, nbytes);
 }
 
 int dlx_cpu_conv(const dlx_conv_request *r, dlx_error *err) {
