@@ -2,8 +2,9 @@
 --- device's sort_rows, the ranks picked by its elementwise ops, sums and gathers), against the
 --- CPU's selection on the same data, bit for bit: each dtype family, dims and keepdim, the
 --- layouts (transposed, stepped, 0-d, empty), ties and NaN, every interpolation. nansum, nanmean
---- and count_nonzero (elementwise ops and sums) against the CPU's; mode, cummax, cummin and
---- logcumsumexp, which have no device route yet, as DeviceErrors that say to move to the CPU.
+--- and count_nonzero (elementwise ops and sums) against the CPU's; mode (the sorted rows' runs
+--- counted with cumsum and a scatter), cummax and cummin (the device's row_op) bit for bit, and
+--- logcumsumexp within the CPU's tolerance.
 --- Used by oneapi_order_stats_spec.lua and cuda_order_stats_spec.lua: require
 --- "spec.order_stats_device" (device, it) inside a describe.
 local h = require "spec.helper"
@@ -84,6 +85,31 @@ return function(device, it)
     end
   end)
 
+  it("mode picks what the CPU picks, bit for bit", function()
+    for _, dtype in ipairs(DTYPES) do
+      for li, t in ipairs(layouts(dtype, 13 + #dtype)) do
+        for dim = 1, math.max(t.ndim, 1) do
+          local wv, wi = t:mode(dim, li % 2 == 0)
+          local gv, gi = on(t):mode(dim, li % 2 == 0)
+          h.same_bits(wv, gv)
+          h.same_bits(wi, gi)
+        end
+        if t.numel > 0 then
+          local wv, wi = dlx.mode(t)
+          local gv, gi = dlx.mode(on(t))
+          h.same_bits(wv, gv)
+          h.same_bits(wi, gi)
+        end
+      end
+    end
+    -- equally frequent values: the smallest; NaN and -0.0 / 0.0 each one value
+    local t = dlx.tensor({ 0 / 0, 3, 0 / 0, -0.0, 3, 0.0, 1 }, { device = "cpu" })
+    local wv, wi = t:mode()
+    local gv, gi = on(t):mode()
+    h.same_bits(wv, gv)
+    h.same_bits(wi, gi)
+  end)
+
   it("empty rows, errors as on the CPU", function()
     local v, i = on(dlx.zeros({ 0, 3 })):median(2)
     assert.same({ 0 }, v.shape)
@@ -106,16 +132,36 @@ return function(device, it)
       on(dlx.tensor({ 1, 0, 2 }, { dtype = "int8" })):count_nonzero())
   end)
 
-  it("mode, cummax, cummin and logcumsumexp say to move to the CPU", function()
-    local t = on(dlx.tensor({ 1.0, 2.0, 2.0 }))
-    for _, call in ipairs {
-      function() return t:mode() end, function() return t:cummax(1) end,
-      function() return t:cummin(1) end, function() return t:logcumsumexp(1) end,
-    } do
-      local ok, err = pcall(call)
-      assert.is_false(ok)
-      assert.matches("^DeviceError: %w+ is not implemented on " .. device:gsub("%p", "%%%0")
-        .. " yet: move the tensor to the CPU", tostring(err):gsub("^[^:]*:%d+: ", ""))
+  it("cummax and cummin give the CPU's values and indices, bit for bit", function()
+    for _, dtype in ipairs(DTYPES) do
+      for _, t in ipairs(layouts(dtype, 17 + #dtype)) do
+        for dim = 1, math.max(t.ndim, 1) do
+          for _, op in ipairs { "cummax", "cummin" } do
+            local wv, wi = t[op](t, dim)
+            local gv, gi = on(t)[op](on(t), dim)
+            h.same_bits(wv, gv)
+            h.same_bits(wi, gi)
+          end
+        end
+      end
     end
+    local wv, wi = dlx.cummax(dlx.tensor({ 1, 0 / 0, 2, 0 / 0, -0.0, 0.0 }, { device = "cpu" }))
+    local gv, gi = dlx.cummax(on(dlx.tensor({ 1, 0 / 0, 2, 0 / 0, -0.0, 0.0 },
+      { device = "cpu" })))
+    h.same_bits(wv, gv)
+    h.same_bits(wi, gi)
+  end)
+
+  it("logcumsumexp agrees with the CPU's within its tolerance", function()
+    for _, dtype in ipairs(DTYPES) do
+      for _, t in ipairs(layouts(dtype, 19 + #dtype)) do
+        for dim = 1, math.max(t.ndim, 1) do
+          -- the device's exp and log1p: float64 within 1e-12, float32 1e-6, halves 1e-2
+          h.same_as_cpu(device, t:logcumsumexp(dim), on(t):logcumsumexp(dim), 1e-12)
+        end
+      end
+    end
+    local t = dlx.tensor({ -INF, -INF, 0, INF, 1, NAN, 2 }, { dtype = "float64", device = "cpu" })
+    h.same_as_cpu(device, t:logcumsumexp(1), on(t):logcumsumexp(1), 1e-12)
   end)
 end

@@ -65,6 +65,9 @@ require("dlx.linalg_products").install(dlx, core)
 -- broadcast_tensors, dist.
 require("dlx.small_ops").install(dlx, core)
 
+-- Runs and positions built from other ops: t:unique_consecutive, t:argwhere.
+require("dlx.runs").install(dlx, core)
+
 -- Convolutions built on core.conv: dlx.conv1d, conv2d, conv3d, convolve, correlate.
 require("dlx.conv").install(dlx, core)
 

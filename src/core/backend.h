@@ -56,6 +56,9 @@ typedef enum dlx_row_op {
   DLX_ROW_LOGCUMSUMEXP /* log of the running sum of exp (values only) */
 } dlx_row_op;
 
+/* Every dlx_row_op, as the bits of dlx_backend's row_ops. */
+#define DLX_ROW_ALL ((UINT32_C(1) << (DLX_ROW_LOGCUMSUMEXP + 1)) - 1)
+
 /* How a quantile between two elements is taken (numbered as the Lua names' order). */
 typedef enum dlx_interpolation {
   DLX_INTERP_LINEAR,
@@ -527,6 +530,10 @@ typedef struct dlx_backend {
    * MIDPOINT interpolate a + w (b - a) (w < 0.5) or b - (1 - w) (b - a) in float64, rounded once
    * to the dtype (NumPy's and PyTorch's formula); NEAREST rounds the rank half to even. */
   int (*row_op)(const dlx_row_request *r, dlx_error *err);
+  /* The ops row_op computes, a bit (1u << op) each (DLX_ROW_ALL: every one). The core sorts the
+   * rows for the others it can compose that way (the selections and MODE, with sort_rows,
+   * elementwise, reduce, along_dim and index_op) and raises a DeviceError for the rest. */
+  uint32_t row_ops;
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);

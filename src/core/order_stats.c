@@ -122,6 +122,12 @@ static int run_rows(const dlx_row_request *req, dlx_error *err) {
  * selection finds there, and the quantiles are computed in float64 with the CPU's formulas, so
  * the results are the CPU's, bit for bit. */
 
+/* The ops the sorted route computes. */
+static bool sorted_route(dlx_row_op op) {
+  return op == DLX_ROW_KTH || op == DLX_ROW_MEDIAN || op == DLX_ROW_NANMEDIAN ||
+         op == DLX_ROW_MODE || op == DLX_ROW_QUANTILE || op == DLX_ROW_NANQUANTILE;
+}
+
 /* Temporaries of a pick, closed together. */
 typedef struct temps {
   dlx_tensor t[48]; /* a quantile takes 21, the rows 4 */
@@ -293,18 +299,110 @@ static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, te
   return rc;
 }
 
+/* Columns [first, last] of the [rows, n] tensor t (a view, a new temporary). */
+static dlx_tensor *columns(temps *tp, int *rc, const dlx_tensor *t, int64_t first, int64_t last,
+                           dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_slice(out, t, 1, first, last, 1, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* A new [rows, n] temporary of dtype on src's device, filled with value. */
+static dlx_tensor *full(temps *tp, int *rc, const dlx_tensor *src, dlx_dtype dtype, int64_t value,
+                        dlx_error *err) {
+  dlx_scalar v = {.kind = DLX_KIND_INT, .v.i = value};
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = empty_on(out, src, src->shape, 2, dtype, err);
+  if (*rc != 0) {
+    tp->n--;
+    return NULL;
+  }
+  *rc = dlx_fill(out, &v, err);
+  return out;
+}
+
+/* src gathered along dim 1 at the 1-based places at (a new temporary). */
+static dlx_tensor *gathered(temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *at,
+                            dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_gather(out, src, 1, at, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+static dlx_tensor *cumsum(temps *tp, int *rc, const dlx_tensor *t, dlx_error *err) {
+  dlx_tensor *out;
+  if (*rc != 0) return NULL;
+  out = temp(tp);
+  *rc = dlx_along_dim(out, DLX_DIM_CUMSUM, t, 1, err);
+  if (*rc != 0) tp->n--;
+  return out;
+}
+
+/* MODE of req's rows from the stably sorted rows sv, si: a run of equal keys (-0.0 with 0.0,
+ * NaN with NaN) starts where a key differs from the one before it; the runs are numbered by a
+ * running count of their starts and their lengths added up by a scatter; the first longest run
+ * (the smallest value) ends at the running sum of the lengths up to it, and the element there
+ * is the value's last occurrence in the row: the CPU's value and index. */
+static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const dlx_tensor *si,
+                       temps *tp, dlx_error *err) {
+  int64_t n = req->src->shape[1];
+  int rc = 0;
+  dlx_tensor *start = full(tp, &rc, req->src, DLX_BOOL, 1, err), *later, *id, *len, *ones, *ends;
+  dlx_tensor *best = NULL, *end, *v, *i;
+  if (n > 1) {
+    dlx_tensor *hi = columns(tp, &rc, sv, 1, n - 1, err), *lo = columns(tp, &rc, sv, 0, n - 2, err);
+    dlx_tensor *differ = ew2(tp, &rc, DLX_EW_NE, tensor_of(hi), tensor_of(lo), err);
+    if (dlx_dtype_kind(sv->dtype) == DLX_KIND_FLOAT) { /* NaN continues a run of NaN */
+      dlx_tensor *hi_nan = ew(tp, &rc, DLX_EW_ISNAN, tensor_of(hi), NULL, err);
+      dlx_tensor *lo_nan = ew(tp, &rc, DLX_EW_ISNAN, tensor_of(lo), NULL, err);
+      dlx_tensor *both =
+          ew2(tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(hi_nan), tensor_of(lo_nan), err);
+      both = ew(tp, &rc, DLX_EW_LOGICAL_NOT, tensor_of(both), NULL, err);
+      differ = ew2(tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(differ), tensor_of(both), err);
+    }
+    later = columns(tp, &rc, start, 1, n - 1, err);
+    if (rc == 0) rc = dlx_copy(later, differ, err);
+  }
+  id = cumsum(tp, &rc, start, err); /* 1-based run numbers */
+  len = full(tp, &rc, req->src, DLX_INT64, 0, err);
+  ones = full(tp, &rc, req->src, DLX_INT64, 1, err);
+  if (rc == 0) rc = dlx_scatter(len, 1, id, ones, true, err);
+  ends = cumsum(tp, &rc, len, err); /* the 1-based last place of each run */
+  if (rc == 0) {
+    best = temp(tp);
+    rc = dlx_reduce(best, DLX_REDUCE_ARGMAX, len, UINT64_C(1) << 1, true, err);
+    if (rc != 0) tp->n--;
+  }
+  end = gathered(tp, &rc, ends, best, err);
+  v = gathered(tp, &rc, sv, end, err);
+  i = gathered(tp, &rc, si, end, err);
+  if (rc != 0) return rc;
+  rc = dlx_copy(req->values, v, err);
+  if (rc == 0 && req->indices != NULL) rc = dlx_copy(req->indices, i, err);
+  return rc;
+}
+
 /* req on a device with sort_rows but no row_op. */
 static int run_sorted(const dlx_row_request *req, dlx_error *err) {
   temps tp = {.n = 0};
   dlx_tensor sv, si;
   int rc;
-  if (req->op != DLX_ROW_KTH && req->op != DLX_ROW_MEDIAN && req->op != DLX_ROW_NANMEDIAN &&
-      req->op != DLX_ROW_QUANTILE && req->op != DLX_ROW_NANQUANTILE)
+  if (!sorted_route(req->op))
     return dlx_fail(err, DLX_DEVICE_ERROR, "%s has no sorted route", dlx_row_op_name(req->op));
   rc = dlx_sort(&sv, &si, req->src, 1, false, dlx_row_op_name(req->op), err);
   if (rc != 0) return rc;
   if (req->op == DLX_ROW_QUANTILE || req->op == DLX_ROW_NANQUANTILE)
     rc = sorted_quantiles(req, &sv, &tp, err);
+  else if (req->op == DLX_ROW_MODE)
+    rc = sorted_mode(req, &sv, &si, &tp, err);
   else
     rc = sorted_ranks(req, &sv, &si, &tp, err);
   temps_close(&tp);
@@ -313,13 +411,18 @@ static int run_sorted(const dlx_row_request *req, dlx_error *err) {
   return rc;
 }
 
-/* Whether the device of src can run op: by row_op, or by sorting for the selections. */
+/* Whether the backend's row_op computes op (row_ops lists the ops it takes). */
+static bool by_row_op(const dlx_backend *b, dlx_row_op op) {
+  return b->row_op != NULL && (b->row_ops & (UINT32_C(1) << op)) != 0;
+}
+
+/* Whether the device of src can run op: by row_op, or by sorting for the selections and mode
+ * (MODE counts its runs with cumsum and a scatter too). */
 static bool has_route(const dlx_tensor *src, dlx_row_op op) {
   const dlx_backend *b = dlx_compute_backend(src->buffer);
-  bool selection = op == DLX_ROW_KTH || op == DLX_ROW_MEDIAN || op == DLX_ROW_NANMEDIAN ||
-                   op == DLX_ROW_QUANTILE || op == DLX_ROW_NANQUANTILE;
-  return b->row_op != NULL || (selection && b->sort_rows != NULL && b->index_op != NULL &&
-                               b->elementwise != NULL && b->reduce != NULL);
+  return by_row_op(b, op) || (sorted_route(op) && b->sort_rows != NULL && b->index_op != NULL &&
+                              b->elementwise != NULL && b->reduce != NULL &&
+                              (op != DLX_ROW_MODE || b->along_dim != NULL));
 }
 
 /* values and indices (when wanted) of [rows, m] for req, made and run. */
@@ -336,7 +439,7 @@ static int rows_op(dlx_tensor *values, dlx_tensor *indices, dlx_row_request *req
   req->indices = indices;
   if (dlx_tensor_numel(req->src) == 0 || m == 0)
     rc = 0;
-  else if (dlx_compute_backend(req->src->buffer)->row_op != NULL)
+  else if (by_row_op(dlx_compute_backend(req->src->buffer), req->op))
     rc = run_rows(req, err);
   else
     rc = run_sorted(req, err);

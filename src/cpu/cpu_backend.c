@@ -111,6 +111,7 @@ const dlx_backend dlx_cpu_backend = {
     .index_op = dlx_cpu_index_op,
     .sort_rows = dlx_cpu_sort_rows,
     .row_op = dlx_cpu_row_op,
+    .row_ops = DLX_ROW_ALL,
     .matmul = dlx_cpu_matmul,
     .conv = dlx_cpu_conv,
     .linalg = dlx_cpu_linalg,

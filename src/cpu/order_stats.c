@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/half.h"
+#include "common/row_scans.h"
 #include "common/sort_keys.h"
 #include "core/sort.h"
 #include "core/stats.h"
@@ -432,7 +433,7 @@ static void put_mode(row_select *s, int64_t r) {
 }
 
 /* cummax and cummin on keys: NaN (the largest key) takes over and stays, ties move the index
- * to the latest, as PyTorch. */
+ * to the latest, as PyTorch (common/row_scans.h). */
 static void put_cum_extreme(row_select *s, int64_t r) {
   row_job *job = s->job;
   bool max = job->r->op == DLX_ROW_CUMMAX;
@@ -446,7 +447,7 @@ static void put_cum_extreme(row_select *s, int64_t r) {
     for (int64_t j = 0; j < count; j++) {
       uint64_t x = keys[j];
       bool x_nan = job->is_float && x == nan, best_nan = job->is_float && best == nan;
-      if (i + j == 0 || x_nan || (!best_nan && (max ? x >= best : x <= best))) {
+      if (i + j == 0 || dlx_scan_takes_over(max, x, x_nan, best, best_nan)) {
         best = x;
         at = i + j;
       }
@@ -456,21 +457,13 @@ static void put_cum_extreme(row_select *s, int64_t r) {
   }
 }
 
-/* log(exp(a) + exp(b)) without overflow; NaN stays NaN. */
-static double log_add_exp(double a, double b) {
-  double hi = a > b ? a : b, lo = a > b ? b : a;
-  if (isnan(a) || isnan(b)) return NAN;
-  if (lo == -INFINITY || hi == INFINITY) return hi;
-  return hi + log1p(exp(lo - hi));
-}
-
 static void put_logcumsumexp(row_select *s, int64_t r) {
   row_job *job = s->job;
   double acc = -INFINITY;
   size_t out_size = (size_t)dlx_dtype_bits(job->out_dtype) / 8;
   char *values = job->values + (size_t)r * (size_t)job->n * out_size;
   for (int64_t i = 0; i < job->n; i++) {
-    acc = log_add_exp(acc, load_double(job->dtype, s->row + (size_t)i * job->size));
+    acc = dlx_log_add_exp(acc, load_double(job->dtype, s->row + (size_t)i * job->size));
     store_double(job->out_dtype, values + (size_t)i * out_size, acc);
   }
 }

@@ -183,6 +183,27 @@ typedef struct dlx_cuda_sort_request {
 } dlx_cuda_sort_request;
 int dlx_cuda_sort_rows(const dlx_cuda_sort_request *r, void *stream);
 
+/* The scans of row_op (src/core/backend.h) on C-contiguous [rows, n] src: op is DLX_ROW_CUMMAX,
+ * DLX_ROW_CUMMIN or DLX_ROW_LOGCUMSUMEXP (dlx_row_op's numbers); values (values_dtype: src's,
+ * or LOGCUMSUMEXP's float dtype) and indices (int64, 1-based; NULL for LOGCUMSUMEXP) are
+ * C-contiguous [rows, n]. Scanned by row with CUB (row_kernels.cu), the elements as
+ * row_element.h makes them. */
+#define DLX_CUDA_ROW_CUMMAX 6
+#define DLX_CUDA_ROW_CUMMIN 7
+#define DLX_CUDA_ROW_LOGCUMSUMEXP 8
+typedef struct dlx_cuda_row_request {
+  int op;
+  int src_dtype, values_dtype;
+  int key_kind; /* DLX_SORT_KEY_* of src/common/sort_keys.h */
+  int is_float;
+  int elem_size; /* bytes of a src element */
+  const void *src;
+  void *values;
+  int64_t *indices;
+  int64_t rows, n;
+} dlx_cuda_row_request;
+int dlx_cuda_row_scan(const dlx_cuda_row_request *r, void *stream);
+
 /* Indexing (index_op, src/core/backend.h) over a walk of ndim >= 1 dims in row-major order:
  * each operand's strides in elements from its element 0 (all 0 for one the op does not walk).
  * indexing_plan.h builds it; indexing_element.h holds what a thread does with it. */

@@ -79,6 +79,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_SORT_ROWS,
   DLX_ZE_INDEX,
   DLX_ZE_MATMUL,
+  DLX_ZE_ROW_SCAN,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -186,6 +187,11 @@ int dlx_ze_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *v
                      const dlx_tensor *indices, dlx_error *err);
 int dlx_ze_index_op(dlx_index_request *r, dlx_error *err);
 int dlx_ze_matmul(const dlx_matmul_request *r, dlx_error *err);
+/* row_op for the ops of DLX_ZE_ROW_OPS (ze_row_op.c). */
+#define DLX_ZE_ROW_OPS                                                                             \
+  ((UINT32_C(1) << DLX_ROW_CUMMAX) | (UINT32_C(1) << DLX_ROW_CUMMIN) |                             \
+   (UINT32_C(1) << DLX_ROW_LOGCUMSUMEXP))
+int dlx_ze_row_op(const dlx_row_request *r, dlx_error *err);
 
 /* The backend's share_context (src/ze/ze_runtime.c). */
 int dlx_ze_share_context(void *driver, void *context);

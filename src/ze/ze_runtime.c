@@ -45,6 +45,7 @@ static const char *const kernel_names[DLX_ZE_NUM_KERNELS] = {
     [DLX_ZE_SORT_ROWS] = DLX_ZE_KERNEL_SORT_ROWS,
     [DLX_ZE_INDEX] = DLX_ZE_KERNEL_INDEX,
     [DLX_ZE_MATMUL] = DLX_ZE_KERNEL_MATMUL,
+    [DLX_ZE_ROW_SCAN] = DLX_ZE_KERNEL_ROW_SCAN,
 };
 
 /* The loader is never closed: drivers may keep threads of their own until the process ends. */

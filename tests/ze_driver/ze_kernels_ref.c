@@ -16,6 +16,7 @@
 #include "core/dtype.h"
 #include "core/elementwise_kernels.h"
 #include "core/random.h"
+#include "core/sort.h"
 #include "core/stats.h"
 #include "core/tensor.h"
 
@@ -586,6 +587,57 @@ static const char *run_multinomial(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- row scans: the rows on the CPU backend's row_op */
+
+static void row_scan_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_row_scan_args *a = args[3];
+  size_t count = (size_t)(a->rows * a->n);
+  *lo = 0;
+  if (i == 3)
+    *hi = sizeof *a;
+  else if (i == 0)
+    *hi = count * (size_t)size_of(a->values_dtype);
+  else if (i == 1) /* no indices for LOGCUMSUMEXP */
+    *hi = a->op == DLX_ZE_ROW_LOGCUMSUMEXP ? 0 : count * sizeof(int64_t);
+  else
+    *hi = count * (size_t)size_of(a->src_dtype);
+}
+
+static const char *run_row_scan(void *const *args, uint32_t groups) {
+  const dlx_ze_row_scan_args *a = args[3];
+  bool lse = a->op == DLX_ZE_ROW_LOGCUMSUMEXP;
+  int64_t shape[2] = {a->rows, a->n}, ss = size_of(a->src_dtype), vs = size_of(a->values_dtype);
+  int64_t src_strides[2] = {a->n * ss, ss}, values_strides[2] = {a->n * vs, vs};
+  int64_t index_strides[2] = {a->n * 8, 8};
+  dlx_tensor src, values, indices;
+  dlx_row_request r = {.op = (dlx_row_op)a->op, .src = &src, .values = &values};
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  if (a->op < DLX_ZE_ROW_CUMMAX || a->op > DLX_ZE_ROW_LOGCUMSUMEXP) return "an unknown op";
+  if (a->rows < 1 || a->n < 1) return "a bad shape";
+  if (!computable(a->src_dtype) || !computable(a->values_dtype) ||
+      (lse ? dlx_dtype_kind((dlx_dtype)a->values_dtype) != DLX_KIND_FLOAT
+           : a->values_dtype != a->src_dtype))
+    return "a bad dtype";
+  if (a->key_kind != dlx_sort_key_kind((dlx_dtype)a->src_dtype) ||
+      a->is_float != (dlx_dtype_kind((dlx_dtype)a->src_dtype) == DLX_KIND_FLOAT))
+    return "a key kind that is not the dtype's";
+  memset(&src, 0, sizeof src);
+  memset(&values, 0, sizeof values);
+  memset(&indices, 0, sizeof indices);
+  if (!lse) r.indices = &indices;
+  if (wrap(&src, args[2], (dlx_dtype)a->src_dtype, 2, shape, src_strides) != 0 ||
+      wrap(&values, args[0], (dlx_dtype)a->values_dtype, 2, shape, values_strides) != 0 ||
+      (!lse && wrap(&indices, args[1], DLX_INT64, 2, shape, index_strides) != 0))
+    why = "no memory to wrap the operands";
+  else if (dlx_cpu_backend.row_op(&r, NULL) != 0)
+    why = "the CPU backend refused the request";
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&values);
+  dlx_tensor_close(&indices);
+  return why;
+}
+
 /* ---- sort: each phase as the kernel computes it, element by element */
 
 static void sort_extent(void *const *args, int i, size_t *lo, size_t *hi) {
@@ -1090,6 +1142,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_SORT_ROWS, 6, sort_extent, run_sort_rows},
     {DLX_ZE_KERNEL_INDEX, 5, index_extent, run_index},
     {DLX_ZE_KERNEL_MATMUL, 4, matmul_extent, run_matmul},
+    {DLX_ZE_KERNEL_ROW_SCAN, 4, row_scan_extent, run_row_scan},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -2,10 +2,10 @@
  * OpenCL CPU device against dlx's CPU backend on random inputs, a file a family of kernels, as
  * src/ze/kernels splits them: copies.c (casts, raw copies, fills), reductions.c, elementwise.c
  * (with the math functions' accuracy), stats.c (var, std, logsumexp, norm, the ops along a
- * dim), random.c, sort.c, indexing.c, matmul.c; harness.c (harness.h) holds the OpenCL side and
- * what they share. This file runs them in turn. Memory is OpenCL shared virtual memory, so that
- * kernels get interior pointers exactly as Level Zero USM gives them; layouts are random
- * (permuted, padded, negative and stride-0 strides).
+ * dim), random.c, sort.c, indexing.c, matmul.c, rows.c (the row scans); harness.c (harness.h)
+ * holds the OpenCL side and what they share. This file runs them in turn. Memory is OpenCL shared
+ * virtual memory, so that kernels get interior pointers exactly as Level Zero USM gives them;
+ * layouts are random (permuted, padded, negative and stride-0 strides).
  *
  * The kernels are built from source, or, with DLX_ZE_KERNEL_IL=path, loaded from the SPIR-V that
  * the library embeds (clCreateProgramWithIL). PoCL (CI) has no sub-groups: the reductions then
@@ -55,6 +55,7 @@ static const struct {
     {"sort", test_sorts},
     {"indexing", test_indexing},
     {"matmul", test_matmuls},
+    {"row scans", test_row_scans},
 };
 
 int main(void) {

@@ -35,6 +35,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_SORT_ROWS "dlx_sort_rows"
 #define DLX_ZE_KERNEL_INDEX "dlx_index"
 #define DLX_ZE_KERNEL_MATMUL "dlx_matmul"
+#define DLX_ZE_KERNEL_ROW_SCAN "dlx_row_scan"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -220,6 +221,27 @@ typedef struct dlx_ze_sort_args {
   dlx_ze_i64 k; /* STEP: the size of the bitonic sequences being merged */
   dlx_ze_i64 j; /* STEP: the distance of the pairs compared */
 } dlx_ze_sort_args;
+
+/* dlx_row_scan(values, indices, src, args): the scans of row_op (src/core/backend.h) on the rows
+ * of src (C-contiguous [rows, n] of src_dtype), a work-item per row (grid-stride), with the
+ * steps of src/common/row_scans.h in the CPU's order:
+ * - CUMMAX, CUMMIN: values (src_dtype) = the element of the running extreme of the sort keys
+ *   (key_kind; NaN when is_float and the key is the kind's largest), bit for bit, and indices
+ *   (int64) its 1-based position in the row;
+ * - LOGCUMSUMEXP: values (values_dtype, a float dtype) = the running log_add_exp of the elements
+ *   in float64, rounded once; indices is not touched. */
+#define DLX_ZE_ROW_CUMMAX 6
+#define DLX_ZE_ROW_CUMMIN 7
+#define DLX_ZE_ROW_LOGCUMSUMEXP 8
+typedef struct dlx_ze_row_scan_args {
+  dlx_ze_i64 op; /* DLX_ZE_ROW_* (dlx_row_op's numbers) */
+  dlx_ze_i64 src_dtype;
+  dlx_ze_i64 values_dtype;
+  dlx_ze_i64 key_kind; /* DLX_SORT_KEY_* */
+  dlx_ze_i64 is_float;
+  dlx_ze_i64 rows;
+  dlx_ze_i64 n;
+} dlx_ze_row_scan_args;
 
 /* dlx_index(dst, src, index, scratch, args): the indexing ops of src/core/backend.h
  * (dlx_index_request), one phase per launch. The walk is row-major over shape (ndim dims) with
