@@ -68,6 +68,9 @@ require("dlx.small_ops").install(dlx, core)
 -- Runs and positions built from other ops: t:unique_consecutive, t:argwhere.
 require("dlx.runs").install(dlx, core)
 
+-- Pooling and resizing: dlx.max_pool2d, avg_pool2d, interpolate (CPU kernels, composed elsewhere).
+require("dlx.image").install(dlx, core)
+
 -- Convolutions built on core.conv: dlx.conv1d, conv2d, conv3d, convolve, correlate.
 require("dlx.conv").install(dlx, core)
 

@@ -134,6 +134,7 @@ static const luaL_Reg *const core_funcs[] = {
     dlxl_type_funcs,
     dlxl_dlpack_funcs,
     dlxl_memory_funcs,
+    dlxl_image_funcs, /* image_op, image_op_available: for lua/dlx/image.lua */
     dlxl_conv_funcs,
     NULL,
 };
@@ -151,6 +152,8 @@ static const luaL_Reg *const api_funcs[] = {
     dlxl_linalg_funcs,
     dlxl_view_funcs,
     dlxl_order_methods,
+    dlxl_count_funcs,
+    dlxl_count_methods,
     NULL,
 };
 
@@ -159,11 +162,10 @@ static const luaL_Reg *const linalg_funcs[] = {dlxl_decomp_funcs, NULL};
 
 /* dlx.Tensor's methods, and the elementwise methods (dlxl_set_elementwise_methods) */
 static const luaL_Reg *const tensor_methods[] = {
-    dlxl_tensor_methods, dlxl_view_methods,     dlxl_copy_methods,
-    dlxl_reduce_methods, dlxl_value_methods,    dlxl_dlpack_methods,
-    dlxl_npy_methods,    dlxl_joining_methods,  dlxl_construct_methods,
-    dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
-    dlxl_linalg_methods, dlxl_order_methods,    NULL,
+    dlxl_tensor_methods,    dlxl_view_methods,   dlxl_copy_methods,     dlxl_reduce_methods,
+    dlxl_value_methods,     dlxl_dlpack_methods, dlxl_npy_methods,      dlxl_joining_methods,
+    dlxl_construct_methods, dlxl_random_methods, dlxl_indexing_methods, dlxl_sort_methods,
+    dlxl_linalg_methods,    dlxl_order_methods,  dlxl_count_methods,    NULL,
 };
 
 /* dlx.Tensor's metamethods, and __index (dlxl_tensor_index) */

@@ -17,6 +17,7 @@ extern const luaL_Reg dlxl_error_funcs[];   /* errors.c: error_class */
 extern const luaL_Reg dlxl_type_funcs[];    /* types.c: type, expired */
 extern const luaL_Reg dlxl_dlpack_funcs[];  /* dlpack.c: consumer(request) -> from_dlpack */
 extern const luaL_Reg dlxl_memory_funcs[];  /* memory.c: memory_allocated, memory_cached, ... */
+extern const luaL_Reg dlxl_image_funcs[];   /* image.c: image_op, image_op_available */
 extern const luaL_Reg dlxl_conv_funcs[];    /* conv.c: conv, for lua/dlx/conv.lua */
 
 /* ---- dlx.core.api: the functions init.lua puts in the dlx table as they are */
@@ -32,6 +33,8 @@ extern const luaL_Reg dlxl_view_funcs[];      /* views.c: dlx.shares_memory, may
 extern const luaL_Reg dlxl_linalg_funcs[];    /* linalg.c: matmul, mm, bmm, mv, dot, vdot, addmm,
                                                  baddbmm */
 /* order_stats.c: dlxl_order_methods (below) as dlx.median(t, ...), quantile, nansum, ... */
+extern const luaL_Reg dlxl_count_funcs[]; /* count.c: histogram, searchsorted, bucketize; and
+                                             dlxl_count_methods (below) as dlx.histc(t, ...) */
 
 /* ---- dlx.core.linalg: what lua/dlx/linalg.lua builds dlx.linalg from */
 extern const luaL_Reg dlxl_decomp_funcs[]; /* linalg_decomp.c: solve, inv, det, qr, svd, ... */
@@ -52,6 +55,7 @@ extern const luaL_Reg dlxl_sort_methods[];      /* sort.c: sort, argsort, topk, 
 extern const luaL_Reg dlxl_linalg_methods[];    /* linalg.c: matmul, diagonal */
 extern const luaL_Reg dlxl_order_methods[];     /* order_stats.c: median, kthvalue, mode,
                                                    quantile, cummax, logcumsumexp, nansum, ... */
+extern const luaL_Reg dlxl_count_methods[];     /* count.c: histc, bincount */
 
 /* ---- dlx.Tensor's metamethods */
 extern const luaL_Reg dlxl_tensor_metamethods[];    /* tensor.c: __len, __tostring, __gc, ... */

@@ -1,0 +1,9 @@
+--- #gpu: histc, histogram, bincount, searchsorted and bucketize on CUDA devices (composed of the
+--- elementwise, sort, cumsum and index kernels) against the CPU's results on the same data (the
+--- cases of spec/count_device.lua).
+local h = require "spec.helper"
+
+describe("#gpu CUDA counting and searching", function()
+  if not h.has_device("cuda:0", pending) then return end
+  require "spec.count_device" ("cuda:0", it)
+end)

@@ -1,0 +1,9 @@
+--- oneapi (Level Zero) histc, histogram, bincount, searchsorted and bucketize (composed of its
+--- elementwise ops, sorts, cumsum and index_add) against the CPU's results on the same data (the
+--- cases of spec/count_device.lua).
+local h = require "spec.helper"
+
+describe("oneapi counting and searching #oneapi", function()
+  if not h.has_device("oneapi:0", pending) then return end
+  require "spec.count_device" ("oneapi:0", it)
+end)
