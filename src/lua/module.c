@@ -121,8 +121,7 @@ static const luaL_Reg module_funcs[] = {
 /* ---- what fills each table; a later table's function replaces an earlier one's of the same
  * name */
 
-/* dlx.core (one table a line, as the lists below, which clang-format would pack) */
-/* clang-format off */
+/* dlx.core */
 static const luaL_Reg *const core_funcs[] = {
     module_funcs,
     dlxl_device_funcs,
@@ -135,7 +134,7 @@ static const luaL_Reg *const core_funcs[] = {
     dlxl_dlpack_funcs,
     dlxl_memory_funcs,
     dlxl_image_funcs, /* image_op, image_op_available: for lua/dlx/image.lua */
-    dlxl_conv_funcs,
+    dlxl_conv_funcs,  /* conv: for lua/dlx/conv.lua */
     NULL,
 };
 
