@@ -546,9 +546,9 @@ typedef struct dlx_backend {
    * rows for the others it can compose that way (the selections and MODE, with sort_rows,
    * elementwise, reduce, along_dim and index_op) and raises a DeviceError for the rest. */
   uint32_t row_ops;
-  /* Optional (NULL: the core composes the op of elementwise, index_op, sort_rows and
-   * along_dim): an op of dlx_count_request (above). Counts are exact; sums of weights are
-   * float64, in element order on the CPU. */
+  /* Optional (NULL: a DeviceError): an op of dlx_count_request (above), with the per-element
+   * rules of src/common/count_rules.h. Counts are exact; sums of weights are float64, in element
+   * order on the CPU and on Level Zero, in the order of CUDA's atomics on CUDA. */
   int (*count_op)(const dlx_count_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */

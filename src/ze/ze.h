@@ -80,6 +80,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_INDEX,
   DLX_ZE_MATMUL,
   DLX_ZE_ROW_SCAN,
+  DLX_ZE_COUNT,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -192,6 +193,8 @@ int dlx_ze_matmul(const dlx_matmul_request *r, dlx_error *err);
   ((UINT32_C(1) << DLX_ROW_CUMMAX) | (UINT32_C(1) << DLX_ROW_CUMMIN) |                             \
    (UINT32_C(1) << DLX_ROW_LOGCUMSUMEXP))
 int dlx_ze_row_op(const dlx_row_request *r, dlx_error *err);
+/* count_op (ze_count.c). */
+int dlx_ze_count_op(const dlx_count_request *r, dlx_error *err);
 
 /* The backend's share_context (src/ze/ze_runtime.c). */
 int dlx_ze_share_context(void *driver, void *context);

@@ -125,6 +125,7 @@ const dlx_backend dlx_ze_backend = {
     .sort_rows = dlx_ze_sort_rows,
     .row_op = dlx_ze_row_op,
     .row_ops = DLX_ZE_ROW_OPS,
+    .count_op = dlx_ze_count_op,
     .index_op = dlx_ze_index_op,
     .share_context = dlx_ze_share_context,
     .matmul = dlx_ze_matmul,

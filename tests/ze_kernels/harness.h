@@ -88,6 +88,7 @@ void test_sorts(void);           /* sort.c */
 void test_indexing(void);        /* indexing.c */
 void test_matmuls(void);         /* matmul.c */
 void test_row_scans(void);       /* rows.c: cummax, cummin, logcumsumexp */
+void test_counts(void);          /* count.c: histograms and searchsorted */
 
 /* reductions.c's argument block for a reduction of l over dims, also the start of the
  * statistics' (stats.c). */

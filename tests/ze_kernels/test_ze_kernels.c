@@ -2,7 +2,8 @@
  * OpenCL CPU device against dlx's CPU backend on random inputs, a file a family of kernels, as
  * src/ze/kernels splits them: copies.c (casts, raw copies, fills), reductions.c, elementwise.c
  * (with the math functions' accuracy), stats.c (var, std, logsumexp, norm, the ops along a
- * dim), random.c, sort.c, indexing.c, matmul.c, rows.c (the row scans); harness.c (harness.h)
+ * dim), random.c, sort.c, indexing.c, matmul.c, rows.c (the row scans), count.c
+ * (histograms, searchsorted); harness.c (harness.h)
  * holds the OpenCL side and what they share. This file runs them in turn. Memory is OpenCL shared
  * virtual memory, so that kernels get interior pointers exactly as Level Zero USM gives them;
  * layouts are random (permuted, padded, negative and stride-0 strides).
@@ -56,6 +57,7 @@ static const struct {
     {"indexing", test_indexing},
     {"matmul", test_matmuls},
     {"row scans", test_row_scans},
+    {"count", test_counts},
 };
 
 int main(void) {
