@@ -68,6 +68,9 @@ require("dlx.small_ops").install(dlx, core)
 -- Runs and positions built from other ops: t:unique_consecutive, t:argwhere.
 require("dlx.runs").install(dlx, core)
 
+-- Pooling and resizing: dlx.max_pool2d, avg_pool2d, interpolate (CPU kernels, composed elsewhere).
+require("dlx.image").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions

@@ -136,6 +136,20 @@ enum dlx_ewk_result {
   DLX_EWK_RESULT_REAL
 };
 
+/* The comparisons of a real type (integers, floats, bool) and its logical ops: 0 or 1. */
+#define DLX_EWK_COMPARE(n, T)                                                                      \
+  DLX_SHARED uint8_t dlx_ewk_eq_##n(T x, T y) { return x == y; }                                   \
+  DLX_SHARED uint8_t dlx_ewk_ne_##n(T x, T y) { return x != y; }                                   \
+  DLX_SHARED uint8_t dlx_ewk_lt_##n(T x, T y) { return x < y; }                                    \
+  DLX_SHARED uint8_t dlx_ewk_le_##n(T x, T y) { return x <= y; }                                   \
+  DLX_SHARED uint8_t dlx_ewk_gt_##n(T x, T y) { return x > y; }                                    \
+  DLX_SHARED uint8_t dlx_ewk_ge_##n(T x, T y) { return x >= y; }
+
+#define DLX_EWK_LOGICAL(n, T)                                                                      \
+  DLX_SHARED uint8_t dlx_ewk_logical_and_##n(T x, T y) { return x != 0 && y != 0; }                \
+  DLX_SHARED uint8_t dlx_ewk_logical_or_##n(T x, T y) { return x != 0 || y != 0; }                 \
+  DLX_SHARED uint8_t dlx_ewk_logical_xor_##n(T x, T y) { return (x != 0) != (y != 0); }
+
 /* ---- integers. WU is the unsigned type they wrap in (at least unsigned int, so that narrow
  * types are not promoted to int, where a product could overflow). */
 
@@ -145,15 +159,8 @@ enum dlx_ewk_result {
   DLX_SHARED T dlx_ewk_mul_##n(T x, T y) { return (T)((WU)x * (WU)y); }                            \
   DLX_SHARED T dlx_ewk_maximum_##n(T x, T y) { return x > y ? x : y; }                             \
   DLX_SHARED T dlx_ewk_minimum_##n(T x, T y) { return x < y ? x : y; }                             \
-  DLX_SHARED uint8_t dlx_ewk_eq_##n(T x, T y) { return x == y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_ne_##n(T x, T y) { return x != y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_lt_##n(T x, T y) { return x < y; }                                    \
-  DLX_SHARED uint8_t dlx_ewk_le_##n(T x, T y) { return x <= y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_gt_##n(T x, T y) { return x > y; }                                    \
-  DLX_SHARED uint8_t dlx_ewk_ge_##n(T x, T y) { return x >= y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_logical_and_##n(T x, T y) { return x != 0 && y != 0; }                \
-  DLX_SHARED uint8_t dlx_ewk_logical_or_##n(T x, T y) { return x != 0 || y != 0; }                 \
-  DLX_SHARED uint8_t dlx_ewk_logical_xor_##n(T x, T y) { return (x != 0) != (y != 0); }            \
+  DLX_EWK_COMPARE(n, T)                                                                            \
+  DLX_EWK_LOGICAL(n, T)                                                                            \
   DLX_SHARED T dlx_ewk_bitwise_and_##n(T x, T y) { return (T)(x & y); }                            \
   DLX_SHARED T dlx_ewk_bitwise_or_##n(T x, T y) { return (T)(x | y); }                             \
   DLX_SHARED T dlx_ewk_bitwise_xor_##n(T x, T y) { return (T)(x ^ y); }                            \
@@ -232,12 +239,7 @@ DLX_EWK_UNSIGNED(uint64, uint64_t, uint64_t, 64)
 DLX_SHARED uint8_t dlx_ewk_either_boolean(uint8_t x, uint8_t y) { return (uint8_t)(x | y); }
 DLX_SHARED uint8_t dlx_ewk_both_boolean(uint8_t x, uint8_t y) { return (uint8_t)(x & y); }
 DLX_SHARED uint8_t dlx_ewk_differ_boolean(uint8_t x, uint8_t y) { return (uint8_t)(x ^ y); }
-DLX_SHARED uint8_t dlx_ewk_eq_boolean(uint8_t x, uint8_t y) { return x == y; }
-DLX_SHARED uint8_t dlx_ewk_ne_boolean(uint8_t x, uint8_t y) { return x != y; }
-DLX_SHARED uint8_t dlx_ewk_lt_boolean(uint8_t x, uint8_t y) { return x < y; }
-DLX_SHARED uint8_t dlx_ewk_le_boolean(uint8_t x, uint8_t y) { return x <= y; }
-DLX_SHARED uint8_t dlx_ewk_gt_boolean(uint8_t x, uint8_t y) { return x > y; }
-DLX_SHARED uint8_t dlx_ewk_ge_boolean(uint8_t x, uint8_t y) { return x >= y; }
+DLX_EWK_COMPARE(boolean, uint8_t)
 DLX_SHARED uint8_t dlx_ewk_none_boolean(uint8_t x) { return x == 0; }
 DLX_SHARED uint8_t dlx_ewk_kept_boolean(uint8_t x) { return x; }
 DLX_SHARED uint8_t dlx_ewk_never_boolean(uint8_t x) { return (uint8_t)(0 * x); }
@@ -294,15 +296,8 @@ DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * 
   DLX_SHARED T dlx_ewk_atan2_##n(T x, T y) { return F(atan2)(x, y); }                              \
   DLX_SHARED T dlx_ewk_hypot_##n(T x, T y) { return F(hypot)(x, y); }                              \
   DLX_SHARED T dlx_ewk_copysign_##n(T x, T y) { return F(copysign)(x, y); }                        \
-  DLX_SHARED uint8_t dlx_ewk_eq_##n(T x, T y) { return x == y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_ne_##n(T x, T y) { return x != y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_lt_##n(T x, T y) { return x < y; }                                    \
-  DLX_SHARED uint8_t dlx_ewk_le_##n(T x, T y) { return x <= y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_gt_##n(T x, T y) { return x > y; }                                    \
-  DLX_SHARED uint8_t dlx_ewk_ge_##n(T x, T y) { return x >= y; }                                   \
-  DLX_SHARED uint8_t dlx_ewk_logical_and_##n(T x, T y) { return x != 0 && y != 0; }                \
-  DLX_SHARED uint8_t dlx_ewk_logical_or_##n(T x, T y) { return x != 0 || y != 0; }                 \
-  DLX_SHARED uint8_t dlx_ewk_logical_xor_##n(T x, T y) { return (x != 0) != (y != 0); }            \
+  DLX_EWK_COMPARE(n, T)                                                                            \
+  DLX_EWK_LOGICAL(n, T)                                                                            \
   DLX_SHARED T dlx_ewk_neg_##n(T x) { return -x; }                                                 \
   DLX_SHARED T dlx_ewk_abs_##n(T x) { return F(fabs)(x); }                                         \
   DLX_SHARED T dlx_ewk_sign_##n(T x) { return x > 0 ? (T)1 : x < 0 ? (T)-1 : x; }                  \

@@ -102,22 +102,10 @@ DLX_SHARED double dlx_rng_bits_double(uint64_t u) {
   return d;
 }
 
-/* ln(x) for a normal x > 0 with +, -, *, / only: x = m 2^e with m in [sqrt(1/2), sqrt(2)), and
- * ln(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^25 (error < 1e-17). */
-DLX_SHARED double dlx_rng_log(double x) {
-  uint64_t bits;
-  double m, s, s2, p;
-  int e;
-  memcpy(&bits, &x, sizeof bits);
-  e = (int)((bits >> 52) & 0x7ff) - 1023;
-  m = dlx_rng_bits_double((bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
-  if (m > 1.4142135623730951) {
-    m *= 0.5;
-    e += 1;
-  }
-  s = (m - 1.0) / (m + 1.0);
-  s2 = s * s;
-  p = 1.0 / 25;
+/* ln(m) = 2 atanh(s) for s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^25 (error
+ * < 1e-17): dlx_rng_log's last step, and the CPU's vectorised one's (src/cpu/random_batch.c). */
+DLX_SHARED double dlx_rng_log_mantissa(double s) {
+  double s2 = s * s, p = 1.0 / 25;
   p = 1.0 / 23 + s2 * p;
   p = 1.0 / 21 + s2 * p;
   p = 1.0 / 19 + s2 * p;
@@ -130,7 +118,24 @@ DLX_SHARED double dlx_rng_log(double x) {
   p = 1.0 / 5 + s2 * p;
   p = 1.0 / 3 + s2 * p;
   p = 1.0 + s2 * p;
-  return (double)e * 0.6931471805599453 + 2.0 * s * p;
+  return 2.0 * s * p;
+}
+
+/* ln(x) for a normal x > 0 with +, -, *, / only: x = m 2^e with m in [sqrt(1/2), sqrt(2)), and
+ * ln(x) = e ln(2) + ln(m), ln(m) by dlx_rng_log_mantissa. */
+DLX_SHARED double dlx_rng_log(double x) {
+  uint64_t bits;
+  double m, s;
+  int e;
+  memcpy(&bits, &x, sizeof bits);
+  e = (int)((bits >> 52) & 0x7ff) - 1023;
+  m = dlx_rng_bits_double((bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    e += 1;
+  }
+  s = (m - 1.0) / (m + 1.0);
+  return (double)e * 0.6931471805599453 + dlx_rng_log_mantissa(s);
 }
 
 /* sin(2 pi t) and cos(2 pi t) for t in [0, 1/8] by their Taylor series (error < 1e-17). */

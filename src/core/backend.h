@@ -84,6 +84,48 @@ typedef struct dlx_row_request {
   dlx_interpolation interpolation;
 } dlx_row_request;
 
+/* The ops of the entry image_op: 2-d pooling and resizing of each plane of a [planes, h, w]
+ * tensor (dlx.max_pool2d, dlx.avg_pool2d, dlx.interpolate). */
+typedef enum dlx_image_op {
+  DLX_IMAGE_MAX_POOL, /* the window's maximum (NaN wins) and its 1-based flat position */
+  DLX_IMAGE_AVG_POOL, /* the window's sum over its divisor */
+  DLX_IMAGE_NEAREST,  /* PyTorch's "nearest": the source index floor(dst * scale) */
+  DLX_IMAGE_BILINEAR, /* two taps a dim, weights of the source position's fraction */
+  DLX_IMAGE_BICUBIC   /* four taps a dim, Keys' cubic with A = -0.75, edges clamped */
+} dlx_image_op;
+
+/* A request to image_op. src is float32 or float64, C-contiguous [planes, in_h, in_w]; dst
+ * (src's dtype) and indices (MAX_POOL only, int64; NULL when not asked) are fresh and
+ * C-contiguous [planes, out_h, out_w]; every size is >= 1. The core checked the parameters as
+ * PyTorch does (kernel, stride, dilation >= 1, padding <= kernel / 2, and out_h and out_w are
+ * the output sizes PyTorch gives them). Pools: the window of output (oh, ow) starts at
+ * oh * stride - padding (rows; columns alike) and takes kernel elements dilation apart, those
+ * outside src left out.
+ * - MAX_POOL: the maximum in PyTorch's order (rows, then columns; a larger value or any NaN
+ *   replaces the one held, so the last NaN wins and ties keep the first); its position is
+ *   row * in_w + column + 1; a window of -inf only gives its first element's, and a window
+ *   with no element of src (dilation and padding can make one) -inf and r * in_w + c + 1, r
+ *   and c its first row and column at or past 0 (PyTorch's value and index: r may be in_h);
+ * - AVG_POOL: the sum in the dtype, in the same order, over divisor (> 0), else over the
+ *   window's size clipped to src padded by padding (count_include_pad), else clipped to src;
+ *   0 for a window with no element of src.
+ * Resizes: each output index's source position is computed in float32 for float32 (float64
+ * for float64) as PyTorch does: scale is (in - 1) / (out - 1) with align_corners (0 when out
+ * is 1), else 1 / scale[d] when scale[d] > 0, else in / out; the position is scale * dst with
+ * align_corners, else scale * (dst + 0.5) - 0.5 (BILINEAR: at least 0). NEAREST takes
+ * min(floor(dst * scale), in - 1) (dst itself when out == in, dst / 2 when out == 2 in).
+ * BILINEAR and BICUBIC interpolate each of the rows they take along w first, then those
+ * values along h, each sum in the order of its taps (PyTorch's); a dim whose out == in copies
+ * in BILINEAR (weights 1 and 0). */
+typedef struct dlx_image_request {
+  dlx_image_op op;
+  const dlx_tensor *src, *dst, *indices;
+  int64_t kernel[2], stride[2], padding[2], dilation[2]; /* pools: h, then w */
+  bool count_include_pad;                                /* AVG_POOL */
+  int64_t divisor;                                       /* AVG_POOL: 0, or the divisor */
+  bool align_corners;                                    /* BILINEAR, BICUBIC */
+  double scale[2]; /* resizes: the caller's scale factor of h and w, 0 when not given */
+} dlx_image_request;
 /* What count_op computes: a histogram of a 1-d tensor (the bin of each element by one of three
  * rules, counted or summing weights), or the positions of values in sorted rows. */
 typedef enum dlx_count_op {
@@ -546,6 +588,10 @@ typedef struct dlx_backend {
    * rows for the others it can compose that way (the selections and MODE, with sort_rows,
    * elementwise, reduce, along_dim and index_op) and raises a DeviceError for the rest. */
   uint32_t row_ops;
+  /* Optional (NULL: the Lua layer composes the op from views, reductions, gathers and
+   * elementwise ops): the pooling or resize of a dlx_image_request (above), bit for bit the
+   * same on any number of threads. */
+  int (*image_op)(const dlx_image_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): an op of dlx_count_request (above), with the per-element
    * rules of src/common/count_rules.h. Counts are exact; sums of weights are float64, in element
    * order on the CPU and on Level Zero, in the order of CUDA's atomics on CUDA. */

@@ -21,18 +21,6 @@ const char *dlx_row_op_name(dlx_row_op op) {
 
 /* ---- checks */
 
-static int check_ordered(const dlx_tensor *src, const char *name, dlx_error *err) {
-  const char *dtype = dlx_dtype_info_of(src->dtype)->name;
-  int rc = dlx_buffer_check(src->buffer, err);
-  if (rc != 0) return rc;
-  if (src->dtype == DLX_COMPLEX64 || src->dtype == DLX_COMPLEX128)
-    return dlx_fail(err, DLX_TYPE_ERROR, "%s: complex numbers have no order (dtype %s)", name,
-                    dtype);
-  if (dlx_sort_key_kind(src->dtype) < 0)
-    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s has no order", name, dtype);
-  return 0;
-}
-
 static bool has_route(const dlx_tensor *src, dlx_row_op op);
 
 static int check_row_backend(const dlx_tensor *src, dlx_row_op op, dlx_error *err) {
@@ -473,7 +461,7 @@ int dlx_row_reduce(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const
   dlx_row_request req = {.op = op};
   int64_t shape[DLX_MAX_NDIM], n;
   int32_t ndim;
-  int rc = check_ordered(src, name, err);
+  int rc = dlx_check_ordered(src, name, err);
   if (rc == 0) rc = check_dim(&line, dim, name, src->ndim, err);
   if (rc != 0) return rc;
   n = dim < 0 ? dlx_tensor_numel(&line) : line.shape[dim];
@@ -591,7 +579,7 @@ int dlx_row_scan(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const d
   if (op == DLX_ROW_LOGCUMSUMEXP)
     rc = dlx_stat_dtype(name, src->dtype, &dtype, err);
   else
-    rc = check_ordered(src, name, err);
+    rc = dlx_check_ordered(src, name, err);
   if (rc == 0) rc = check_dim(&line, dim < 0 ? line.ndim : dim, name, src->ndim, err);
   if (rc == 0) rc = check_row_backend(src, op, err);
   if (rc == 0) rc = rows_view(&rows, &line, dim, err);

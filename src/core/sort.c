@@ -41,7 +41,7 @@ int dlx_sort_key_kind(dlx_dtype dtype) {
   }
 }
 
-static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *err) {
+int dlx_check_ordered(const dlx_tensor *src, const char *name, dlx_error *err) {
   const char *dtype = dlx_dtype_info_of(src->dtype)->name;
   int rc = dlx_buffer_check(src->buffer, err);
   if (rc != 0) return rc;
@@ -49,7 +49,13 @@ static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *er
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: complex numbers have no order (dtype %s)", name,
                     dtype);
   if (dlx_sort_key_kind(src->dtype) < 0)
-    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s cannot be sorted", name, dtype);
+    return dlx_fail(err, DLX_TYPE_ERROR, "%s: dtype %s has no order", name, dtype);
+  return 0;
+}
+
+static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *err) {
+  int rc = dlx_check_ordered(src, name, err);
+  if (rc != 0) return rc;
   if (dlx_compute_backend(src->buffer)->sort_rows == NULL)
     return dlx_not_implemented(err, name, src->buffer->device);
   return 0;

@@ -13,6 +13,11 @@
  * (complex and storage-only dtypes). */
 int dlx_sort_key_kind(dlx_dtype dtype);
 
+/* 0 when src's elements have an order (a dtype with a key kind), else the buffer's error or a
+ * TypeError (complex, storage-only dtypes); name is the Lua function, for messages. The check of
+ * every op that compares elements: sorting here, the order statistics of order_stats.h. */
+int dlx_check_ordered(const dlx_tensor *src, const char *name, dlx_error *err);
+
 /* values, indices = src sorted stably along dim (0-based, checked: ValueError; a 0-d src sorts
  * as one element along dim 0): new C-contiguous tensors of src's shape on its device, values of
  * src's dtype and indices int64, 1-based. TypeError for complex and storage-only dtypes,

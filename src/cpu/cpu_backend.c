@@ -112,6 +112,7 @@ const dlx_backend dlx_cpu_backend = {
     .sort_rows = dlx_cpu_sort_rows,
     .row_op = dlx_cpu_row_op,
     .row_ops = DLX_ROW_ALL,
+    .image_op = dlx_cpu_image_op,
     .count_op = dlx_cpu_count_op,
     .matmul = dlx_cpu_matmul,
     .linalg = dlx_cpu_linalg,

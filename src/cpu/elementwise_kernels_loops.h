@@ -60,6 +60,21 @@
     }                                                                                              \
   }
 
+/* ---- the comparisons of a real type (integers, floats, bool) and its logical ops: 0 or 1 */
+
+#define COMPARE(name, T)                                                                           \
+  BINARY(eq_##name, T, uint8_t, x == y)                                                            \
+  BINARY(ne_##name, T, uint8_t, x != y)                                                            \
+  BINARY(lt_##name, T, uint8_t, x < y)                                                             \
+  BINARY(le_##name, T, uint8_t, x <= y)                                                            \
+  BINARY(gt_##name, T, uint8_t, x > y)                                                             \
+  BINARY(ge_##name, T, uint8_t, x >= y)
+
+#define LOGICAL(name, T)                                                                           \
+  BINARY(logical_and_##name, T, uint8_t, x != 0 && y != 0)                                         \
+  BINARY(logical_or_##name, T, uint8_t, x != 0 || y != 0)                                          \
+  BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))
+
 /* ---- integers. WU is the unsigned type the arithmetic wraps in (at least unsigned int, so that
  * narrow types are not promoted to int, where a product could overflow). */
 
@@ -110,15 +125,8 @@
   BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
   BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
   BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
-  BINARY(eq_##name, T, uint8_t, x == y)                                                            \
-  BINARY(ne_##name, T, uint8_t, x != y)                                                            \
-  BINARY(lt_##name, T, uint8_t, x < y)                                                             \
-  BINARY(le_##name, T, uint8_t, x <= y)                                                            \
-  BINARY(gt_##name, T, uint8_t, x > y)                                                             \
-  BINARY(ge_##name, T, uint8_t, x >= y)                                                            \
-  BINARY(logical_and_##name, T, uint8_t, x != 0 && y != 0)                                         \
-  BINARY(logical_or_##name, T, uint8_t, x != 0 || y != 0)                                          \
-  BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))                                     \
+  COMPARE(name, T)                                                                                 \
+  LOGICAL(name, T)                                                                                 \
   BINARY(bitwise_and_##name, T, T, (T)(x & y))                                                     \
   BINARY(bitwise_or_##name, T, T, (T)(x | y))                                                      \
   BINARY(bitwise_xor_##name, T, T, (T)(x ^ y))                                                     \
@@ -161,12 +169,7 @@ UNSIGNED_KERNELS(uint64, uint64_t, uint64_t, 64)
 BINARY(or_bool, uint8_t, uint8_t, (uint8_t)(x | y))
 BINARY(and_bool, uint8_t, uint8_t, (uint8_t)(x &y))
 BINARY(xor_bool, uint8_t, uint8_t, (uint8_t)(x ^ y))
-BINARY(eq_bool, uint8_t, uint8_t, x == y)
-BINARY(ne_bool, uint8_t, uint8_t, x != y)
-BINARY(lt_bool, uint8_t, uint8_t, x < y)
-BINARY(le_bool, uint8_t, uint8_t, x <= y)
-BINARY(gt_bool, uint8_t, uint8_t, x > y)
-BINARY(ge_bool, uint8_t, uint8_t, x >= y)
+COMPARE(bool, uint8_t)
 UNARY(not_bool, uint8_t, uint8_t, (uint8_t)(x == 0))
 UNARY(identity_bool, uint8_t, uint8_t, x)
 UNARY(false_bool, uint8_t, uint8_t, (uint8_t)(0 * x))
@@ -228,15 +231,8 @@ UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
   BINARY(atan2_##name, T, T, atan2##SUFFIX(x, y))                                                  \
   BINARY(hypot_##name, T, T, hypot##SUFFIX(x, y))                                                  \
   BINARY(copysign_##name, T, T, copysign##SUFFIX(x, y))                                            \
-  BINARY(eq_##name, T, uint8_t, x == y)                                                            \
-  BINARY(ne_##name, T, uint8_t, x != y)                                                            \
-  BINARY(lt_##name, T, uint8_t, x < y)                                                             \
-  BINARY(le_##name, T, uint8_t, x <= y)                                                            \
-  BINARY(gt_##name, T, uint8_t, x > y)                                                             \
-  BINARY(ge_##name, T, uint8_t, x >= y)                                                            \
-  BINARY(logical_and_##name, T, uint8_t, x != 0 && y != 0)                                         \
-  BINARY(logical_or_##name, T, uint8_t, x != 0 || y != 0)                                          \
-  BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))                                     \
+  COMPARE(name, T)                                                                                 \
+  LOGICAL(name, T)                                                                                 \
   UNARY(neg_##name, T, T, -x)                                                                      \
   UNARY(abs_##name, T, T, fabs##SUFFIX(x))                                                         \
   UNARY(sign_##name, T, T, x > 0 ? (T)1 : x < 0 ? (T)-1 : x)                                       \

@@ -28,6 +28,8 @@ int dlx_cpu_sort_rows(const dlx_tensor *src, bool descending, const dlx_tensor *
                       const dlx_tensor *indices, dlx_error *err);
 /* order_stats.c */
 int dlx_cpu_row_op(const dlx_row_request *r, dlx_error *err);
+/* image.c */
+int dlx_cpu_image_op(const dlx_image_request *r, dlx_error *err);
 /* count.c */
 int dlx_cpu_count_op(const dlx_count_request *r, dlx_error *err);
 

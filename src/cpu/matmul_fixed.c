@@ -13,6 +13,9 @@
  *   float32 product in one register; two rows of a float64 one, or of a 6 x 6 float32 one);
  *   a 6 x 6 float64 row fills six lanes, a[i][l] broadcast from memory;
  * - AVX2 keeps a row of c a register (two rows of a 4 x 4 float32 product), a[i][l] broadcast.
+ * The float32 and float64 kernels that share a layout (the 3 x 3 rows of AVX2, four rows side by
+ * side at 4 x 4, a 6 x 6 row in 8 lanes) are written once, over a vector "set" of macros that
+ * names the type and the few operations of a lane width (F32X4 ... F64X8 below).
  * Loads and stores stay inside the element's matrices, without masks (masked ones that miss the
  * cache made the 6 x 6 float32 kernel three times slower on Zen 5): the last values are loaded
  * from a few places earlier and shifted down (or picked by a permute), and the rows of c are
@@ -80,20 +83,32 @@ static bool packed(const dlx_matrix_operand *o, int64_t n) {
     }                                                                                              \
   }
 
-PORTABLE_ONE(f32_3_portable_one, float, 3)
-PORTABLE_ONE(f64_3_portable_one, double, 3)
-PORTABLE_ONE(f32_4_portable_one, float, 4)
-PORTABLE_ONE(f64_4_portable_one, double, 4)
-PORTABLE_ONE(f32_6_portable_one, float, 6)
-PORTABLE_ONE(f64_6_portable_one, double, 6)
+/* Both dtypes' portable kernels of size N. */
+#define PORTABLE_ONES(N)                                                                           \
+  PORTABLE_ONE(f32_##N##_portable_one, float, N)                                                   \
+  PORTABLE_ONE(f64_##N##_portable_one, double, N)
+
+PORTABLE_ONES(3)
+PORTABLE_ONES(4)
+PORTABLE_ONES(6)
+
+/* The batch functions f32_3_ISA ... f64_6_ISA over the kernels f32_3_ISA_one ... */
+#define BATCHES(ISA, TARGET)                                                                       \
+  BATCH(f32_3_##ISA, TARGET, float, 3, f32_3_##ISA##_one)                                          \
+  BATCH(f64_3_##ISA, TARGET, double, 3, f64_3_##ISA##_one)                                         \
+  BATCH(f32_4_##ISA, TARGET, float, 4, f32_4_##ISA##_one)                                          \
+  BATCH(f64_4_##ISA, TARGET, double, 4, f64_4_##ISA##_one)                                         \
+  BATCH(f32_6_##ISA, TARGET, float, 6, f32_6_##ISA##_one)                                          \
+  BATCH(f64_6_##ISA, TARGET, double, 6, f64_6_##ISA##_one)
 
 #define NO_TARGET
-BATCH(f32_3_portable, NO_TARGET, float, 3, f32_3_portable_one)
-BATCH(f64_3_portable, NO_TARGET, double, 3, f64_3_portable_one)
-BATCH(f32_4_portable, NO_TARGET, float, 4, f32_4_portable_one)
-BATCH(f64_4_portable, NO_TARGET, double, 4, f64_4_portable_one)
-BATCH(f32_6_portable, NO_TARGET, float, 6, f32_6_portable_one)
-BATCH(f64_6_portable, NO_TARGET, double, 6, f64_6_portable_one)
+BATCHES(portable, NO_TARGET)
+
+/* The row of the kernels table (below) of an ISA's batch functions. */
+#define KERNELS(ISA)                                                                               \
+  {                                                                                                \
+    {f32_3_##ISA, f64_3_##ISA}, {f32_4_##ISA, f64_4_##ISA}, { f32_6_##ISA, f64_6_##ISA }           \
+  }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #include <immintrin.h>
@@ -102,6 +117,132 @@ BATCH(f64_6_portable, NO_TARGET, double, 6, f64_6_portable_one)
 #define TARGET_AVX2 __attribute__((target("avx2")))
 #define ONE_AVX512 TARGET_AVX512 static inline __attribute__((always_inline))
 #define ONE_AVX2 TARGET_AVX2 static inline __attribute__((always_inline))
+
+/* ---- vector sets: a type (V_T), its lanes (V_LANES) and what the shared kernels do with it */
+
+/* float32, 4 lanes (SSE, in the AVX2 kernels) */
+#define F32X4_T __m128
+#define F32X4_LOAD(p) _mm_loadu_ps(p)
+#define F32X4_ZERO() _mm_setzero_ps()
+#define F32X4_ADD(x, y) _mm_add_ps(x, y)
+#define F32X4_MUL(x, y) _mm_mul_ps(x, y)
+#define F32X4_BCAST(p) _mm_broadcast_ss(p)
+#define F32X4_DOWN1(v) _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 3, 2, 1)) /* lanes 1-3 to 0-2 */
+#define F32X4_STORE(p, v) _mm_storeu_ps(p, v)
+#define F32X4_STORE2(p, v) _mm_storel_pi((__m64 *)(void *)(p), v) /* lanes 0-1 */
+#define F32X4_STORE_LANE2(p, v) _mm_store_ss(p, _mm_movehl_ps(v, v))
+
+/* float64, 4 lanes (AVX2) */
+#define F64X4_T __m256d
+#define F64X4_LOAD(p) _mm256_loadu_pd(p)
+#define F64X4_ZERO() _mm256_setzero_pd()
+#define F64X4_ADD(x, y) _mm256_add_pd(x, y)
+#define F64X4_MUL(x, y) _mm256_mul_pd(x, y)
+#define F64X4_BCAST(p) _mm256_broadcast_sd(p)
+#define F64X4_DOWN1(v) _mm256_permute4x64_pd(v, _MM_SHUFFLE(3, 3, 2, 1))
+#define F64X4_STORE(p, v) _mm256_storeu_pd(p, v)
+#define F64X4_STORE2(p, v) _mm_storeu_pd(p, _mm256_castpd256_pd128(v))
+#define F64X4_STORE_LANE2(p, v) _mm_store_sd(p, _mm256_extractf128_pd(v, 1))
+
+/* float32, 8 lanes (AVX2); ROW4 repeats b's row of 4 in each group of 4 lanes, SPLAT4 picks one
+ * lane of each group for the whole group (imm 0x00, 0x55, 0xAA, 0xFF: lane 0, 1, 2, 3) */
+#define F32X8_T __m256
+#define F32X8_LANES 8
+#define F32X8_LOAD(p) _mm256_loadu_ps(p)
+#define F32X8_ZERO() _mm256_setzero_ps()
+#define F32X8_ADD(x, y) _mm256_add_ps(x, y)
+#define F32X8_MUL(x, y) _mm256_mul_ps(x, y)
+#define F32X8_BCAST(p) _mm256_broadcast_ss(p)
+#define F32X8_ROW4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
+#define F32X8_SPLAT4(v, imm) _mm256_permute_ps(v, imm)
+#define F32X8_DOWN2(v) _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 7, 7))
+#define F32X8_STORE(p, v) _mm256_storeu_ps(p, v)
+#define F32X8_STORE4(p, v) _mm_storeu_ps(p, _mm256_castps256_ps128(v)) /* lanes 0-3 */
+#define F32X8_STORE_HI2(p, v)                                          /* lanes 4-5 */             \
+  _mm_storel_pi((__m64 *)(void *)(p), _mm256_extractf128_ps(v, 1))
+
+/* float64, 8 lanes (AVX-512) */
+#define F64X8_T __m512d
+#define F64X8_LANES 8
+#define F64X8_LOAD(p) _mm512_loadu_pd(p)
+#define F64X8_ZERO() _mm512_setzero_pd()
+#define F64X8_ADD(x, y) _mm512_add_pd(x, y)
+#define F64X8_MUL(x, y) _mm512_mul_pd(x, y)
+#define F64X8_BCAST(p) _mm512_set1_pd(*(p))
+#define F64X8_ROW4(p) _mm512_broadcast_f64x4(_mm256_loadu_pd(p))
+#define F64X8_SPLAT4(v, imm) _mm512_permutex_pd(v, imm)
+#define F64X8_DOWN2(v) _mm512_permutexvar_pd(_mm512_setr_epi64(2, 3, 4, 5, 6, 7, 7, 7), v)
+#define F64X8_STORE(p, v) _mm512_storeu_pd(p, v)
+#define F64X8_STORE4(p, v) _mm256_storeu_pd(p, _mm512_castpd512_pd256(v))
+#define F64X8_STORE_HI2(p, v) _mm_storeu_pd(p, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(v, 1)))
+
+/* float32, 16 lanes (AVX-512) */
+#define F32X16_T __m512
+#define F32X16_LANES 16
+#define F32X16_LOAD(p) _mm512_loadu_ps(p)
+#define F32X16_ZERO() _mm512_setzero_ps()
+#define F32X16_ADD(x, y) _mm512_add_ps(x, y)
+#define F32X16_MUL(x, y) _mm512_mul_ps(x, y)
+#define F32X16_ROW4(p) _mm512_broadcast_f32x4(_mm_loadu_ps(p))
+#define F32X16_SPLAT4(v, imm) _mm512_permute_ps(v, imm)
+#define F32X16_STORE(p, v) _mm512_storeu_ps(p, v)
+
+/* ---- the layouts that several sets share */
+
+/* 3 x 3 in 4 lanes: a row of c in lanes 0-2, a[i][l] broadcast; b's last row loaded from b[5]
+ * and shifted down one lane; c's last row stored in pieces. */
+#define ROWS3_X4(NAME, ONE, T, V)                                                                  \
+  ONE void NAME(const T *a, const T *b, T *c) {                                                    \
+    V##_T b0 = V##_LOAD(b), b1 = V##_LOAD(b + 3), b2 = V##_LOAD(b + 5);                            \
+    V##_T row[3];                                                                                  \
+    b2 = V##_DOWN1(b2);                                                                            \
+    for (int i = 0; i < 3; i++) {                                                                  \
+      V##_T acc = V##_ZERO();                                                                      \
+      acc = V##_ADD(acc, V##_MUL(V##_BCAST(a + 3 * i), b0));                                       \
+      acc = V##_ADD(acc, V##_MUL(V##_BCAST(a + 3 * i + 1), b1));                                   \
+      acc = V##_ADD(acc, V##_MUL(V##_BCAST(a + 3 * i + 2), b2));                                   \
+      row[i] = acc;                                                                                \
+    }                                                                                              \
+    V##_STORE(c, row[0]);                                                                          \
+    V##_STORE(c + 3, row[1]);                                                                      \
+    V##_STORE2(c + 6, row[2]);                                                                     \
+    V##_STORE_LANE2(c + 8, row[2]);                                                                \
+  }
+
+/* 4 x 4 with the rows side by side, 4 lanes a row (two rows a register of 8 lanes, all four in
+ * one of 16): b's row l in every row's lanes, a[i][l] spread over row i's lanes by SPLAT4. */
+#define ROWS4(NAME, ONE, T, V)                                                                     \
+  ONE void NAME(const T *a, const T *b, T *c) {                                                    \
+    V##_T b0 = V##_ROW4(b), b1 = V##_ROW4(b + 4), b2 = V##_ROW4(b + 8), b3 = V##_ROW4(b + 12);     \
+    for (int part = 0; part < 16; part += V##_LANES) {                                             \
+      V##_T av = V##_LOAD(a + part), acc = V##_ZERO();                                             \
+      acc = V##_ADD(acc, V##_MUL(V##_SPLAT4(av, 0x00), b0));                                       \
+      acc = V##_ADD(acc, V##_MUL(V##_SPLAT4(av, 0x55), b1));                                       \
+      acc = V##_ADD(acc, V##_MUL(V##_SPLAT4(av, 0xAA), b2));                                       \
+      acc = V##_ADD(acc, V##_MUL(V##_SPLAT4(av, 0xFF), b3));                                       \
+      V##_STORE(c + part, acc);                                                                    \
+    }                                                                                              \
+  }
+
+/* 6 x 6 in 8 lanes: a row of c in lanes 0-5, a[i][l] broadcast; b's last row loaded from b[28]
+ * and moved down two lanes; each row's store rewritten past lane 5 by the next, the last row
+ * stored in pieces. */
+#define ROWS6_X8(NAME, ONE, T, V)                                                                  \
+  ONE void NAME(const T *a, const T *b, T *c) {                                                    \
+    V##_T bl[6];                                                                                   \
+    for (int l = 0; l < 5; l++) bl[l] = V##_LOAD(b + 6 * l);                                       \
+    bl[5] = V##_DOWN2(V##_LOAD(b + 28));                                                           \
+    for (int row = 0; row < 6; row++) {                                                            \
+      V##_T acc = V##_ZERO();                                                                      \
+      for (int l = 0; l < 6; l++) acc = V##_ADD(acc, V##_MUL(V##_BCAST(a + 6 * row + l), bl[l]));  \
+      if (row < 5) {                                                                               \
+        V##_STORE(c + 6 * row, acc);                                                               \
+      } else {                                                                                     \
+        V##_STORE4(c + 30, acc);                                                                   \
+        V##_STORE_HI2(c + 34, acc);                                                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
 
 /* ---- AVX-512 */
 
@@ -144,36 +285,11 @@ ONE_AVX512 void f64_3_avx512_one(const double *a, const double *b, double *c) {
   _mm_store_sd(c + 8, _mm256_extractf128_pd(_mm512_castpd512_pd256(acc2), 1));
 }
 
-/* c's four rows in one register: lane i holds row i of a (av) and, after the permute by
- * PICK(l), a[i][l] four times. */
-ONE_AVX512 void f32_4_avx512_one(const float *a, const float *b, float *c) {
-  __m512 av = _mm512_loadu_ps(a), acc = _mm512_setzero_ps();
-  acc = _mm512_add_ps(
-      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x00), _mm512_broadcast_f32x4(_mm_loadu_ps(b))));
-  acc = _mm512_add_ps(
-      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0x55), _mm512_broadcast_f32x4(_mm_loadu_ps(b + 4))));
-  acc = _mm512_add_ps(
-      acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xAA), _mm512_broadcast_f32x4(_mm_loadu_ps(b + 8))));
-  acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_permute_ps(av, 0xFF),
-                                         _mm512_broadcast_f32x4(_mm_loadu_ps(b + 12))));
-  _mm512_storeu_ps(c, acc);
-}
+/* c's four rows in one register. */
+ROWS4(f32_4_avx512_one, ONE_AVX512, float, F32X16)
 
 /* Rows 0 and 1 in one register, 2 and 3 in another (a 256-bit lane a row). */
-ONE_AVX512 void f64_4_avx512_one(const double *a, const double *b, double *c) {
-  __m512d b0 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b));
-  __m512d b1 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 4));
-  __m512d b2 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 8));
-  __m512d b3 = _mm512_broadcast_f64x4(_mm256_loadu_pd(b + 12));
-  for (int half = 0; half < 2; half++) {
-    __m512d av = _mm512_loadu_pd(a + 8 * half), acc = _mm512_setzero_pd();
-    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x00), b0));
-    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0x55), b1));
-    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xAA), b2));
-    acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_permutex_pd(av, 0xFF), b3));
-    _mm512_storeu_pd(c + 8 * half, acc);
-  }
-}
+ROWS4(f64_4_avx512_one, ONE_AVX512, double, F64X8)
 
 /* Rows 2p and 2p + 1 in lanes 0-11 of one register: b's row l twice (bl), a[2p][l] six times and
  * a[2p + 1][l] six times, each picked by a permute from the matrices' values 0-15, 16-31 and
@@ -209,76 +325,15 @@ ONE_AVX512 void f32_6_avx512_one(const float *a, const float *b, float *c) {
   }
 }
 
-/* A row in lanes 0-5, a[i][l] broadcast; b's last row loaded from b[28] and moved down. */
-ONE_AVX512 void f64_6_avx512_one(const double *a, const double *b, double *c) {
-  __m512d bl[6];
-  for (int l = 0; l < 5; l++) bl[l] = _mm512_loadu_pd(b + 6 * l);
-  bl[5] = _mm512_permutexvar_pd(_mm512_setr_epi64(2, 3, 4, 5, 6, 7, 7, 7), _mm512_loadu_pd(b + 28));
-  for (int row = 0; row < 6; row++) {
-    __m512d acc = _mm512_setzero_pd();
-    for (int l = 0; l < 6; l++)
-      acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_set1_pd(a[6 * row + l]), bl[l]));
-    if (row < 5) { /* lanes 6 and 7 rewritten by the next row */
-      _mm512_storeu_pd(c + 6 * row, acc);
-    } else {
-      _mm256_storeu_pd(c + 30, _mm512_castpd512_pd256(acc));
-      _mm_storeu_pd(c + 34, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(acc, 1)));
-    }
-  }
-}
+ROWS6_X8(f64_6_avx512_one, ONE_AVX512, double, F64X8)
 
 /* ---- AVX2 */
 
-/* A row in lanes 0-2; b's last row loaded from b[5] and shifted down one lane. */
-ONE_AVX2 void f32_3_avx2_one(const float *a, const float *b, float *c) {
-  __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 3), b2 = _mm_loadu_ps(b + 5);
-  b2 = _mm_shuffle_ps(b2, b2, _MM_SHUFFLE(3, 3, 2, 1));
-  __m128 row[3];
-  for (int i = 0; i < 3; i++) {
-    __m128 acc = _mm_setzero_ps();
-    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i), b0));
-    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i + 1), b1));
-    acc = _mm_add_ps(acc, _mm_mul_ps(_mm_broadcast_ss(a + 3 * i + 2), b2));
-    row[i] = acc;
-  }
-  _mm_storeu_ps(c, row[0]);
-  _mm_storeu_ps(c + 3, row[1]);
-  _mm_storel_pi((__m64 *)(void *)(c + 6), row[2]);
-  _mm_store_ss(c + 8, _mm_movehl_ps(row[2], row[2]));
-}
-
-ONE_AVX2 void f64_3_avx2_one(const double *a, const double *b, double *c) {
-  __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 3);
-  __m256d b2 = _mm256_permute4x64_pd(_mm256_loadu_pd(b + 5), _MM_SHUFFLE(3, 3, 2, 1));
-  __m256d row[3];
-  for (int i = 0; i < 3; i++) {
-    __m256d acc = _mm256_setzero_pd();
-    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i), b0));
-    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i + 1), b1));
-    acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_broadcast_sd(a + 3 * i + 2), b2));
-    row[i] = acc;
-  }
-  _mm256_storeu_pd(c, row[0]);
-  _mm256_storeu_pd(c + 3, row[1]);
-  _mm_storeu_pd(c + 6, _mm256_castpd256_pd128(row[2]));
-  _mm_store_sd(c + 8, _mm256_extractf128_pd(row[2], 1));
-}
+ROWS3_X4(f32_3_avx2_one, ONE_AVX2, float, F32X4)
+ROWS3_X4(f64_3_avx2_one, ONE_AVX2, double, F64X4)
 
 /* Rows 0 and 1 in one register, 2 and 3 in another (a 128-bit lane a row). */
-ONE_AVX2 void f32_4_avx2_one(const float *a, const float *b, float *c) {
-  __m256 b0 = _mm256_broadcast_ps((const __m128 *)(const void *)b);
-  __m256 b1 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 4));
-  __m256 b2 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 8));
-  __m256 b3 = _mm256_broadcast_ps((const __m128 *)(const void *)(b + 12));
-  for (int half = 0; half < 2; half++) {
-    __m256 av = _mm256_loadu_ps(a + 8 * half), acc = _mm256_setzero_ps();
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x00), b0));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0x55), b1));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xAA), b2));
-    acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_permute_ps(av, 0xFF), b3));
-    _mm256_storeu_ps(c + 8 * half, acc);
-  }
-}
+ROWS4(f32_4_avx2_one, ONE_AVX2, float, F32X8)
 
 /* One row a register, a[i][l] broadcast from memory. */
 ONE_AVX2 void f64_4_avx2_one(const double *a, const double *b, double *c) {
@@ -295,24 +350,7 @@ ONE_AVX2 void f64_4_avx2_one(const double *a, const double *b, double *c) {
   }
 }
 
-/* A row in lanes 0-5; b's last row loaded from b[28] and moved down two lanes. */
-ONE_AVX2 void f32_6_avx2_one(const float *a, const float *b, float *c) {
-  __m256 bl[6];
-  for (int l = 0; l < 5; l++) bl[l] = _mm256_loadu_ps(b + 6 * l);
-  bl[5] =
-      _mm256_permutevar8x32_ps(_mm256_loadu_ps(b + 28), _mm256_setr_epi32(2, 3, 4, 5, 6, 7, 7, 7));
-  for (int row = 0; row < 6; row++) {
-    __m256 acc = _mm256_setzero_ps();
-    for (int l = 0; l < 6; l++)
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_broadcast_ss(a + 6 * row + l), bl[l]));
-    if (row < 5) {
-      _mm256_storeu_ps(c + 6 * row, acc);
-    } else {
-      _mm_storeu_ps(c + 30, _mm256_castps256_ps128(acc));
-      _mm_storel_pi((__m64 *)(void *)(c + 34), _mm256_extractf128_ps(acc, 1));
-    }
-  }
-}
+ROWS6_X8(f32_6_avx2_one, ONE_AVX2, float, F32X8)
 
 /* Columns 0-3 of a row in one register, 4-5 in another. */
 ONE_AVX2 void f64_6_avx2_one(const double *a, const double *b, double *c) {
@@ -334,26 +372,13 @@ ONE_AVX2 void f64_6_avx2_one(const double *a, const double *b, double *c) {
   }
 }
 
-BATCH(f32_3_avx512, TARGET_AVX512, float, 3, f32_3_avx512_one)
-BATCH(f64_3_avx512, TARGET_AVX512, double, 3, f64_3_avx512_one)
-BATCH(f32_4_avx512, TARGET_AVX512, float, 4, f32_4_avx512_one)
-BATCH(f64_4_avx512, TARGET_AVX512, double, 4, f64_4_avx512_one)
-BATCH(f32_6_avx512, TARGET_AVX512, float, 6, f32_6_avx512_one)
-BATCH(f64_6_avx512, TARGET_AVX512, double, 6, f64_6_avx512_one)
-BATCH(f32_3_avx2, TARGET_AVX2, float, 3, f32_3_avx2_one)
-BATCH(f64_3_avx2, TARGET_AVX2, double, 3, f64_3_avx2_one)
-BATCH(f32_4_avx2, TARGET_AVX2, float, 4, f32_4_avx2_one)
-BATCH(f64_4_avx2, TARGET_AVX2, double, 4, f64_4_avx2_one)
-BATCH(f32_6_avx2, TARGET_AVX2, float, 6, f32_6_avx2_one)
-BATCH(f64_6_avx2, TARGET_AVX2, double, 6, f64_6_avx2_one)
+BATCHES(avx512, TARGET_AVX512)
+BATCHES(avx2, TARGET_AVX2)
 
 static bool has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
 static bool has_avx2(void) { return __builtin_cpu_supports("avx2"); }
 
-#define X86_KERNELS(ISA)                                                                           \
-  {                                                                                                \
-    {f32_3_##ISA, f64_3_##ISA}, {f32_4_##ISA, f64_4_##ISA}, { f32_6_##ISA, f64_6_##ISA }           \
-  }
+#define X86_KERNELS(ISA) KERNELS(ISA)
 #else
 static bool has_avx512(void) { return false; }
 static bool has_avx2(void) { return false; }
@@ -368,9 +393,7 @@ enum { PORTABLE, AVX2, AVX512, ISAS };
 
 /* [isa][size: 3, 4, 6][float32, float64] */
 static const dlx_cpu_batch_fn kernels[ISAS][3][2] = {
-    {{f32_3_portable, f64_3_portable},
-     {f32_4_portable, f64_4_portable},
-     {f32_6_portable, f64_6_portable}},
+    KERNELS(portable),
     X86_KERNELS(avx2),
     X86_KERNELS(avx512),
 };

@@ -50,25 +50,9 @@ ALWAYS_INLINE double log_lane(double x) {
   double m =
       dlx_rng_bits_double((bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
   uint64_t big = mask_of(m > 1.4142135623730951);
-  double s, s2, p;
   m = select(big, m * 0.5, m);
   e = select(big, e + 1.0, e);
-  s = (m - 1.0) / (m + 1.0);
-  s2 = s * s;
-  p = 1.0 / 25;
-  p = 1.0 / 23 + s2 * p;
-  p = 1.0 / 21 + s2 * p;
-  p = 1.0 / 19 + s2 * p;
-  p = 1.0 / 17 + s2 * p;
-  p = 1.0 / 15 + s2 * p;
-  p = 1.0 / 13 + s2 * p;
-  p = 1.0 / 11 + s2 * p;
-  p = 1.0 / 9 + s2 * p;
-  p = 1.0 / 7 + s2 * p;
-  p = 1.0 / 5 + s2 * p;
-  p = 1.0 / 3 + s2 * p;
-  p = 1.0 + s2 * p;
-  return e * 0.6931471805599453 + 2.0 * s * p;
+  return e * 0.6931471805599453 + dlx_rng_log_mantissa((m - 1.0) / (m + 1.0));
 }
 
 /* (double)k for 0 <= k <= 2^53, exactly: its high and low 26 bits converted apart, and a sum

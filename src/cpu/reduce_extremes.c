@@ -66,6 +66,15 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+/* The elements past a vector loop, one at a time, into the extreme t and the NaN flag zz. */
+#define SIMD_TAIL(T, lane_better)                                                                  \
+  for (; i < n; i++) {                                                                             \
+    T v;                                                                                           \
+    memcpy(&v, p + i * (ptrdiff_t)sizeof(T), sizeof v);                                            \
+    t = lane_better(v, t) ? v : t;                                                                 \
+    zz += v * 0;                                                                                   \
+  }
+
 /* gcc does not vectorise the compare-and-select above for floats; SSE2's max/min have exactly
  * its semantics (max(a, b) = a > b ? a : b), four accumulators deep. `track(z, v, zero)` is the
  * NaN flag, z + v * 0: one fused multiply-add where the CPU has FMA. Every instruction in this
@@ -95,12 +104,7 @@
     t = lanes[0];                                                                                  \
     for (int j = 0; j < W; j++) t = lane_better(lanes[j], t) ? lanes[j] : t;                       \
     for (int j = 0; j < W; j++) zz += zl[j];                                                       \
-    for (; i < n; i++) {                                                                           \
-      T v;                                                                                         \
-      memcpy(&v, p + i * (ptrdiff_t)sizeof(T), sizeof v);                                          \
-      t = lane_better(v, t) ? v : t;                                                               \
-      zz += v * 0;                                                                                 \
-    }                                                                                              \
+    SIMD_TAIL(T, lane_better)                                                                      \
     *top = t;                                                                                      \
     *poison = zz;                                                                                  \
   }
@@ -158,12 +162,7 @@ DEFINE_SIMD_LANES(avx2_max_float64, AVX2, MAX_LANE, double, __m256d, 4, _mm256_s
       t = lane_better(lanes[j], t) ? lanes[j] : t;                                                 \
       zz += lanes[j] * 0;                                                                          \
     }                                                                                              \
-    for (; i < n; i++) {                                                                           \
-      T v;                                                                                         \
-      memcpy(&v, p + i * (ptrdiff_t)sizeof(T), sizeof v);                                          \
-      t = lane_better(v, t) ? v : t;                                                               \
-      zz += v * 0;                                                                                 \
-    }                                                                                              \
+    SIMD_TAIL(T, lane_better)                                                                      \
     *top = t;                                                                                      \
     *poison = zz;                                                                                  \
   }

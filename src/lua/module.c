@@ -133,6 +133,7 @@ static const luaL_Reg *const core_funcs[] = {
     dlxl_type_funcs,
     dlxl_dlpack_funcs,
     dlxl_memory_funcs,
+    dlxl_image_funcs, /* image_op, image_op_available: for lua/dlx/image.lua */
     NULL,
 };
 

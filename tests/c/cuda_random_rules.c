@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/random.h"
 #include "cuda/kernels.h"
+#include "random_checks.h"
 
 void cxx_fill_random(const dlx_cuda_random_request *r);
 void cxx_multinomial(const dlx_cuda_multinomial_request *q);
@@ -28,8 +29,7 @@ static uint64_t next_random(void) { /* xorshift64* */
 static dlx_tensor params(int64_t n, double lo, double hi) {
   dlx_tensor t;
   CHECK(dlx_tensor_empty(&t, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  for (int64_t i = 0; i < n; i++)
-    ((double *)t.buffer->data)[i] = lo + (hi - lo) * (double)(next_random() >> 11) * 0x1p-53;
+  for (int64_t i = 0; i < n; i++) ((double *)t.buffer->data)[i] = random_param(next_random, lo, hi);
   return t;
 }
 
@@ -57,11 +57,7 @@ static void compare(dlx_random_request r, dlx_dtype dtype) {
   CHECK(dlx_tensor_empty(&want, &n, 1, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
   CHECK(dlx_cpu_backend.fill_random(&want, &r, NULL) == 0);
   cxx_fill_random(&q);
-  if (memcmp(got, want.buffer->data, bytes) != 0) {
-    fprintf(stderr, "kind %d, %s: the CUDA element code differs from the CPU\n", (int)r.kind,
-            dlx_dtype_info_of(dtype)->name);
-    CHECK(0);
-  }
+  check_same_fill(got, &want, (int)r.kind, "the CUDA element code");
   dlx_tensor_close(&want);
   free(got);
 }
@@ -126,17 +122,13 @@ static void fills(void) {
   dlx_tensor_close(&rates);
 }
 
-/* rows x k weights of dtype (float32 or float64): random, many zeros, and a few bad rows. */
+/* random_weight's rows x k weights in dtype (float32 or float64). */
 static dlx_tensor weights(int64_t rows, int64_t k, dlx_dtype dtype) {
   int64_t shape[2] = {rows, k};
   dlx_tensor t;
   CHECK(dlx_tensor_empty(&t, shape, 2, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
   for (int64_t i = 0; i < rows * k; i++) {
-    double w = next_random() % 3 == 0 ? 0 : (double)(next_random() % 1000) / 7;
-    if (i / k == 3 && i % k == k / 2) w = -1; /* row 4: a negative weight */
-    if (i / k == 5) w = 0;                    /* row 6: all zero */
-    if (i / k == 7 && i % k == 0) w = NAN;    /* row 8: NaN */
-    if (i / k == 9) w = i % k < 2 ? 1 : 0;    /* row 10: two positive weights only */
+    double w = random_weight(next_random, i, k);
     if (dtype == DLX_FLOAT64)
       ((double *)t.buffer->data)[i] = w;
     else
@@ -169,26 +161,11 @@ static void multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, dl
                                     .is64 = dtype == DLX_FLOAT64,
                                     .seed = r.seed,
                                     .offset = r.offset};
-  int bad = 0;
   CHECK(dlx_tensor_empty(&out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
   CHECK(dlx_tensor_empty(&status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
   CHECK(dlx_cpu_backend.multinomial(&r, NULL) == 0);
   cxx_multinomial(&q);
-  for (int64_t i = 0; i < rows; i++) {
-    int64_t want = ((int64_t *)status.buffer->data)[i];
-    bad += got_status[i] != want;
-    if (want == DLX_MN_OK)
-      bad += memcmp(got + i * n, (int64_t *)out.buffer->data + i * n, (size_t)n * 8) != 0;
-  }
-  if (bad != 0)
-    fprintf(stderr, "multinomial %lld x %lld, n %lld, replacement %d: %d rows differ\n",
-            (long long)rows, (long long)k, (long long)n, (int)replacement, bad);
-  CHECK_EQ_INT(bad, 0);
-  CHECK_EQ_INT(((int64_t *)status.buffer->data)[3], DLX_MN_BAD_WEIGHT);
-  CHECK_EQ_INT(((int64_t *)status.buffer->data)[5], DLX_MN_ZERO_SUM);
-  CHECK_EQ_INT(((int64_t *)status.buffer->data)[7], DLX_MN_BAD_WEIGHT);
-  CHECK_EQ_INT(((int64_t *)status.buffer->data)[9],
-               replacement || n <= 2 ? DLX_MN_OK : DLX_MN_TOO_FEW);
+  check_multinomial(got, got_status, &out, &status, k, replacement);
   dlx_tensor_close(&w);
   dlx_tensor_close(&out);
   dlx_tensor_close(&status);

@@ -29,12 +29,7 @@ import sys
 
 import numpy as np
 
-
-def parse_tensor(field):
-    dtype, shape, values = field.split("|")
-    shape = tuple(int(x) for x in shape.split(",")) if shape else ()
-    data = [int(v) for v in values.split()] if values else []
-    return np.array(data, dtype=np.int64).astype(dtype).reshape(shape)
+from numpy_ref import format_value, parse_tensor
 
 
 def zero_based(index, size):
@@ -76,14 +71,6 @@ def parse_key(text, shape):
         else:
             key.append(int(zero_based(int(entry), n)))
     return tuple(key)
-
-
-def value_text(v):
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    return str(int(v))
 
 
 def leading(a, shape, axis):
@@ -139,7 +126,7 @@ def main():
                 continue
             out.write("%s\t%s\t%s\t%s\n" % (
                 case_id, r.dtype.name, ",".join(str(s) for s in r.shape),
-                " ".join(value_text(v) for v in r.reshape(-1))))
+                " ".join(format_value(v) for v in r.reshape(-1))))
 
 
 if __name__ == "__main__":

@@ -14,20 +14,7 @@ import sys
 
 import numpy as np
 
-
-def parse_input(field):
-    dtype, shape, values = field.split("|")
-    shape = tuple(int(x) for x in shape.split(",")) if shape else ()
-    data = [int(v) for v in values.split()] if values else []
-    return np.array(data, dtype=np.int64).astype(dtype).reshape(shape)
-
-
-def value_text(v):
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    return str(int(v))
+from numpy_ref import format_value, parse_tensor
 
 
 def main():
@@ -36,7 +23,7 @@ def main():
         for line in f:
             fields = line.rstrip("\n").split("\t")
             case_id, op, dim, size = fields[0], fields[1], int(fields[2]), int(fields[3])
-            arrays = [parse_input(x) for x in fields[4:]]
+            arrays = [parse_tensor(x) for x in fields[4:]]
             ndim = arrays[0].ndim + (1 if op == "stack" else 0)
             axis = dim - 1 if dim > 0 else ndim + dim
             try:
@@ -50,7 +37,7 @@ def main():
             assert [p.shape[axis] for p in pieces] == sizes
             out.write("%s\t%s\t%s\t%s\t%s\n" % (
                 case_id, r.dtype.name, ",".join(str(s) for s in r.shape),
-                " ".join(value_text(v) for v in r.reshape(-1)), ",".join(map(str, sizes))))
+                " ".join(format_value(v) for v in r.reshape(-1)), ",".join(map(str, sizes))))
 
 
 if __name__ == "__main__":

@@ -14,13 +14,13 @@ import sys
 
 import numpy as np
 
+from numpy_ref import parse_tensor
+
 
 def parse(field):
-    dtype, shape, values = field.split("|")
-    shape = tuple(int(x) for x in shape.split(",")) if shape else ()
-    data = [int(v) for v in values.split()] if values else []
-    np_dtype = "float32" if dtype == "bfloat16" else dtype
-    return np.array(data, dtype=np.int64).astype(np_dtype).reshape(shape)
+    """parse_tensor's field; bfloat16, which NumPy lacks, as float32."""
+    dtype, rest = field.split("|", 1)
+    return parse_tensor(("float32" if dtype == "bfloat16" else dtype) + "|" + rest)
 
 
 def main():

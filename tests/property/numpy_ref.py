@@ -11,6 +11,9 @@ CASES has one case a line, fields separated by tabs:
 RESULTS gets, for each case, three lines "id<TAB>what<TAB>shape<TAB>values" where what is
 "view", "cast" or "reduce" (argmin and argmax 1-based, like dlx), or "id<TAB>reduce<TAB>error"
 when NumPy refuses the reduction. Values are written like the input; NaN as "nan".
+
+The other numpy_*.py scripts import their shared reader and writer from here: parse_tensor (an
+input field "dtype|shape|values") and format_value (a result value).
 """
 import sys
 import warnings
@@ -27,6 +30,17 @@ def parse_value(text, dtype):
     if dtype.startswith("float"):
         return float(text)
     return int(text)
+
+
+def parse_tensor(field, via="int64"):
+    """An array from "dtype|shape|values" (shape "2,3", "" for 0-d; values space separated,
+    bools as 0 and 1): the values read as `via` (int64, or float64 for decimal text), then
+    cast to dtype."""
+    dtype, shape, values = field.split("|")
+    shape = tuple(int(x) for x in shape.split(",")) if shape else ()
+    read = int if via == "int64" else float
+    data = [read(v) for v in values.split()] if values else []
+    return np.array(data, dtype=via).astype(dtype).reshape(shape)
 
 
 def ints(text):

@@ -16,20 +16,7 @@ import sys
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
-
-def parse_input(field):
-    dtype, shape, values = field.split("|")
-    shape = tuple(int(x) for x in shape.split(",")) if shape else ()
-    data = [float(v) for v in values.split()] if values else []
-    return np.array(data, dtype=np.float64).astype(dtype).reshape(shape)
-
-
-def value_text(v):
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    return str(int(v))
+from numpy_ref import format_value, parse_tensor
 
 
 def axis(dim, ndim):
@@ -82,14 +69,14 @@ def main():
             fields = line.rstrip("\n").split("\t")
             case_id, op = fields[0], fields[1]
             p = [int(x) for x in fields[2].split(",")] if fields[2] else []
-            arrays = [parse_input(x) for x in fields[3:]]
+            arrays = [parse_tensor(x, "float64") for x in fields[3:]]
             if op == "shares_memory":
                 out.write("%s\tbool\t\t%s\n" % (case_id, shares(p, arrays)))
                 continue
             rs = run(op, p, arrays)
             out.write("%s\t%s\t%s\t%s\n" % (
                 case_id, rs[0].dtype.name, ",".join(str(s) for s in rs[0].shape),
-                " ".join(value_text(v) for r in rs for v in np.asarray(r).reshape(-1))))
+                " ".join(format_value(v) for r in rs for v in np.asarray(r).reshape(-1))))
 
 
 if __name__ == "__main__":

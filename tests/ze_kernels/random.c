@@ -10,6 +10,7 @@
 #include "common/distributions.h"
 #include "common/philox.h"
 #include "core/random.h"
+#include "random_checks.h"
 
 /* SVM holding n float64 parameters in [lo, hi], and the same as a CPU tensor (*cpu). */
 static double *svm_params(int64_t n, double lo, double hi, dlx_tensor *cpu) {
@@ -17,7 +18,7 @@ static double *svm_params(int64_t n, double lo, double hi, dlx_tensor *cpu) {
   CHECK(dlx_tensor_empty(cpu, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
   host_access(p, (size_t)n * sizeof(double), 1);
   for (int64_t i = 0; i < n; i++) {
-    p[i] = lo + (hi - lo) * (double)(next_random() >> 11) * 0x1p-53;
+    p[i] = random_param(next_random, lo, hi);
     ((double *)cpu->buffer->data)[i] = p[i];
   }
   host_access(p, (size_t)n * sizeof(double), 0);
@@ -61,11 +62,7 @@ static void test_random_params(dlx_random_request r, dlx_dtype dtype, bool has_a
   CHECK(run(DLX_ZE_KERNEL_FILL_RANDOM, 64,
             (void *const[]){dst, has_a ? (void *)pa : dst, has_b ? (void *)pb : dst, a}, 4) == 0);
   host_access(dst, (size_t)(n * size), 1);
-  if (memcmp(dst, t.buffer->data, (size_t)(n * size)) != 0) {
-    fprintf(stderr, "fill_random kind %d %s differs from the CPU\n", (int)r.kind,
-            dlx_dtype_info_of(dtype)->name);
-    CHECK(0);
-  }
+  check_same_fill(dst, &t, (int)r.kind, "the OpenCL kernel");
   host_access(dst, (size_t)(n * size), 0);
   dlx_tensor_close(&t);
   if (has_a) dlx_tensor_close(&ta);
@@ -82,19 +79,15 @@ static void test_random(dlx_random_kind kind, dlx_dtype dtype, double pa, double
   test_random_params(r, dtype, false, false, 0, 0);
 }
 
-/* rows x k weights (float32 or float64) in SVM: random, many zeros, bad rows 4 (a negative
- * weight) and 6 (all zero), and the same as a CPU tensor. */
+/* random_weight's rows x k weights (float32 or float64) in SVM, and the same as a CPU tensor. */
 static void *svm_weights(int64_t rows, int64_t k, bool is64, dlx_tensor *cpu) {
   int64_t shape[2] = {rows, k}, size = is64 ? 8 : 4;
   unsigned char *p = svm((size_t)(rows * k * size));
   CHECK(dlx_tensor_empty(cpu, shape, 2, is64 ? DLX_FLOAT64 : DLX_FLOAT32, (DLDevice){kDLCPU, 0},
                          NULL) == 0);
   for (int64_t i = 0; i < rows * k; i++) {
-    double w = next_random() % 3 == 0 ? 0 : (double)(next_random() % 1000) / 7;
-    float f;
-    if (i / k == 3 && i % k == k / 2) w = -1;
-    if (i / k == 5) w = 0;
-    f = (float)w;
+    double w = random_weight(next_random, i, k);
+    float f = (float)w;
     memcpy((char *)cpu->buffer->data + i * size, is64 ? (void *)&w : (void *)&f, (size_t)size);
   }
   host_access(p, (size_t)(rows * k * size), 1);
@@ -103,8 +96,7 @@ static void *svm_weights(int64_t rows, int64_t k, bool is64, dlx_tensor *cpu) {
   return p;
 }
 
-/* dlx_multinomial against the CPU's multinomial: the states of every row, and the draws of the
- * good ones, bit for bit. */
+/* dlx_multinomial against the CPU's multinomial (check_multinomial). */
 static void test_multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, bool is64) {
   int64_t oshape[2] = {rows, n};
   dlx_tensor w, out, status;
@@ -119,7 +111,6 @@ static void test_multinomial(int64_t rows, int64_t k, int64_t n, bool replacemen
                                .replacement = replacement,
                                .seed = next_random(),
                                .offset = next_random() >> 1};
-  int bad = 0;
   CHECK(dlx_tensor_empty(&out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
   CHECK(dlx_tensor_empty(&status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
   CHECK(dlx_cpu_backend.multinomial(&r, NULL) == 0);
@@ -137,18 +128,7 @@ static void test_multinomial(int64_t rows, int64_t k, int64_t n, bool replacemen
             (void *const[]){got, weights, got_status, scratch, a}, 5) == 0);
   host_access(got, (size_t)(rows * n) * 8, 1);
   host_access(got_status, (size_t)rows * 8, 1);
-  for (int64_t i = 0; i < rows; i++) {
-    int64_t want = ((int64_t *)status.buffer->data)[i];
-    bad += got_status[i] != want;
-    if (want == DLX_MN_OK)
-      bad += memcmp(got + i * n, (int64_t *)out.buffer->data + i * n, (size_t)n * 8) != 0;
-  }
-  if (bad != 0)
-    fprintf(stderr, "multinomial %lld x %lld, n %lld, replacement %d: %d rows differ\n",
-            (long long)rows, (long long)k, (long long)n, (int)replacement, bad);
-  CHECK(bad == 0);
-  CHECK(((int64_t *)status.buffer->data)[3] == DLX_MN_BAD_WEIGHT);
-  CHECK(((int64_t *)status.buffer->data)[5] == DLX_MN_ZERO_SUM);
+  check_multinomial(got, got_status, &out, &status, k, replacement);
   host_access(got, (size_t)(rows * n) * 8, 0);
   host_access(got_status, (size_t)rows * 8, 0);
   dlx_tensor_close(&w);
