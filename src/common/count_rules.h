@@ -35,13 +35,12 @@ DLX_COUNT_LINEAR_BIN(double, dlx_count_linear_bin_f64)
 #define DLX_COUNT_EDGES_BIN(T, e, x, nb, uniform, out)                                             \
   do {                                                                                             \
     int64_t b_;                                                                                    \
-    T e0_ = (e)[0], en_ = (e)[nb];                                                                 \
-    if (!((x) >= e0_ && (x) <= en_)) {                                                             \
+    if (!((x) >= (e)[0] && (x) <= (e)[nb])) {                                                      \
       (out) = DLX_COUNT_LEFT_OUT;                                                                  \
       break;                                                                                       \
     }                                                                                              \
     if (uniform) {                                                                                 \
-      T f_ = ((x)-e0_) / (en_ - e0_) * (T)(nb);                                                    \
+      T f_ = ((x) - (e)[0]) / ((e)[nb] - (e)[0]) * (T)(nb);                                        \
       b_ = f_ >= (T)(nb) ? (nb)-1 : f_ > 0 ? (int64_t)f_ : 0;                                      \
     } else {                                                                                       \
       int64_t lo_ = 0, len_ = (nb) + 1;                                                            \
@@ -66,20 +65,22 @@ DLX_COUNT_LINEAR_BIN(double, dlx_count_linear_bin_f64)
 #define DLX_COUNT_BEFORE(k, key, right) ((right) ? (k) <= (key) : (k) < (key))
 
 /* out = the count of the n >= 1 sorted elements s[0] .. s[n - 1] (T: unsigned, the bits of an
- * element) whose keys (KEY, a sort_keys.h key function) go before key: a branchless binary
- * search (the halved lengths do not depend on the data). */
-#define DLX_COUNT_BELOW(T, KEY, s, n, key, right, out)                                             \
+ * element; P: s's pointer type, as OpenCL C names its memory) whose keys (KEY, a sort_keys.h key
+ * function) go before key: a branchless binary search (the halved lengths do not depend on the
+ * data). */
+#define DLX_COUNT_BELOW(P, T, KEY, s, n, key, right, out)                                          \
   do {                                                                                             \
-    int64_t at_ = 0, len_ = (n);                                                                   \
+    P b_ = (s);                                                                                    \
+    int64_t len_ = (n);                                                                            \
     T k_;                                                                                          \
     while (len_ > 1) {                                                                             \
       int64_t half_ = len_ / 2;                                                                    \
-      k_ = KEY((s)[at_ + half_]);                                                                  \
-      at_ = DLX_COUNT_BEFORE(k_, key, right) ? at_ + half_ : at_;                                  \
+      k_ = KEY(b_[half_]);                                                                         \
+      b_ = DLX_COUNT_BEFORE(k_, key, right) ? b_ + half_ : b_;                                     \
       len_ -= half_;                                                                               \
     }                                                                                              \
-    k_ = KEY((s)[at_]);                                                                            \
-    (out) = at_ + (DLX_COUNT_BEFORE(k_, key, right) ? 1 : 0);                                      \
+    k_ = KEY(*b_);                                                                                 \
+    (out) = (b_ - (s)) + DLX_COUNT_BEFORE(k_, key, right);                                         \
   } while (0)
 
 #endif

@@ -239,7 +239,7 @@ typedef struct search_job {
           out[j + g] = 1; /* the row's first element is above the value */                         \
           continue;                                                                                \
         }                                                                                          \
-        DLX_COUNT_BELOW(T, KEY, s + start, len, key[g], right, below);                             \
+        DLX_COUNT_BELOW(const T *, T, KEY, s + start, len, key[g], right, below);                  \
         out[j + g] = 1 + start + below;                                                            \
       }                                                                                            \
     }                                                                                              \

@@ -40,7 +40,7 @@ DLX_SHARED int64_t dlx_cuda_count_search(const dlx_cuda_count_request *r, int64_
 #define DLX_CUDA_SEARCH_CASE(K, T, KEY)                                                            \
   case K: {                                                                                        \
     T key = KEY(*(const T *)v);                                                                    \
-    DLX_COUNT_BELOW(T, KEY, (const T *)s, r->n, key, r->right, below);                             \
+    DLX_COUNT_BELOW(const T *, T, KEY, (const T *)s, r->n, key, r->right, below);                  \
     break;                                                                                         \
   }
     DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_BOOL, uint8_t, dlx_sort_key_bool)

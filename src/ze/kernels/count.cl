@@ -45,7 +45,7 @@ static long search_one(__global const uchar *src, __global const uchar *edges,
   case K: {                                                                                        \
     __global const T *s = (__global const T *)edges + row * a->n;                                  \
     T key = KEY(((__global const T *)src)[i]);                                                     \
-    DLX_COUNT_BELOW(T, KEY, s, a->n, key, a->right, below);                                        \
+    DLX_COUNT_BELOW(__global const T *, T, KEY, s, a->n, key, a->right, below);                                        \
     break;                                                                                         \
   }
     SEARCH_CASE(DLX_SORT_KEY_BOOL, uchar, dlx_sort_key_bool)
