@@ -71,6 +71,9 @@ require("dlx.runs").install(dlx, core)
 -- Pooling and resizing: dlx.max_pool2d, avg_pool2d, interpolate (CPU kernels, composed elsewhere).
 require("dlx.image").install(dlx, core)
 
+-- Convolutions built on core.conv: dlx.conv1d, conv2d, conv3d, convolve, correlate.
+require("dlx.conv").install(dlx, core)
+
 -- Printing (dlx.print).
 dlx.set_printoptions = print_module.set_printoptions
 dlx.get_printoptions = print_module.get_printoptions

@@ -281,6 +281,25 @@ typedef struct dlx_matmul_request {
   bool allow_tf32; /* the caller's switch (dlx.cuda.allow_tf32); devices without TF32 ignore it */
 } dlx_matmul_request;
 
+/* A convolution (the entry conv; core/conv.h composes the call, and every device without the
+ * entry): for every image n < batch, group g < groups, o < out_group and output position p of
+ * the three spatial dims (the missing ones of size 1),
+ *   out[n, g out_group + o, p] = bias[g out_group + o]
+ *     + sum over c < c_group and kernel offsets q of
+ *       src[n, g c_group + c, p * stride + q * dilation] * weight[g, o, c, q].
+ * src is the padded input, (batch, groups c_group, in...); weight (groups, out_group, c_group,
+ * kernel...); bias NULL or (groups out_group); out (batch, groups out_group, out...): each
+ * C-contiguous, of `dtype` (float32, float64, complex64 or complex128: the core composes the
+ * others), on the backend's device; out is fresh, batch, groups, out_group and every size >= 1,
+ * c_group * the kernel's size >= 1 and every window inside src. The sums are the dtype's BLAS
+ * products' (float32 in float32). */
+typedef struct dlx_conv_request {
+  dlx_dtype dtype;
+  const dlx_tensor *src, *weight, *bias, *out;
+  int64_t batch, groups, c_group, out_group;
+  int64_t in[3], kernel[3], out_size[3], stride[3], dilation[3];
+} dlx_conv_request;
+
 /* The decompositions of the backend entry linalg (dlx.linalg; src/core/linalg_decomp.c lays the
  * requests out). In each request:
  * - a "matrix" tensor holds r->batch matrices of its last two dims, rows x cols, each in
@@ -599,6 +618,9 @@ typedef struct dlx_backend {
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */
   int (*matmul)(const dlx_matmul_request *r, dlx_error *err);
+  /* Optional (NULL: the core composes the convolution of copies, fills and matmul): a
+   * convolution of dlx_conv_request (above). */
+  int (*conv)(const dlx_conv_request *r, dlx_error *err);
 
   /* Optional (NULL: a DeviceError): the decompositions of dlx.linalg, one request a call, laid
    * out as dlx_linalg_request says. */

@@ -115,5 +115,6 @@ const dlx_backend dlx_cpu_backend = {
     .image_op = dlx_cpu_image_op,
     .count_op = dlx_cpu_count_op,
     .matmul = dlx_cpu_matmul,
+    .conv = dlx_cpu_conv,
     .linalg = dlx_cpu_linalg,
 };

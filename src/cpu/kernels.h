@@ -35,6 +35,8 @@ int dlx_cpu_count_op(const dlx_count_request *r, dlx_error *err);
 
 /* matmul.c */
 int dlx_cpu_matmul(const dlx_matmul_request *r, dlx_error *err);
+/* conv.c: im2col slices, each one BLAS product, a slice per task of the pool. */
+int dlx_cpu_conv(const dlx_conv_request *r, dlx_error *err);
 
 /* linalg.c */
 int dlx_cpu_linalg(dlx_linalg_request *r, dlx_error *err);

@@ -134,6 +134,7 @@ static const luaL_Reg *const core_funcs[] = {
     dlxl_dlpack_funcs,
     dlxl_memory_funcs,
     dlxl_image_funcs, /* image_op, image_op_available: for lua/dlx/image.lua */
+    dlxl_conv_funcs,  /* conv: for lua/dlx/conv.lua */
     NULL,
 };
 

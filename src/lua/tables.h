@@ -18,6 +18,7 @@ extern const luaL_Reg dlxl_type_funcs[];    /* types.c: type, expired */
 extern const luaL_Reg dlxl_dlpack_funcs[];  /* dlpack.c: consumer(request) -> from_dlpack */
 extern const luaL_Reg dlxl_memory_funcs[];  /* memory.c: memory_allocated, memory_cached, ... */
 extern const luaL_Reg dlxl_image_funcs[];   /* image.c: image_op, image_op_available */
+extern const luaL_Reg dlxl_conv_funcs[];    /* conv.c: conv, for lua/dlx/conv.lua */
 
 /* ---- dlx.core.api: the functions init.lua puts in the dlx table as they are */
 extern const luaL_Reg dlxl_public_funcs[];    /* create.c: dlx.empty, ..., with options tables */
