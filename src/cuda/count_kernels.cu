@@ -36,7 +36,11 @@ __global__ void count_bins(dlx_cuda_count_request r) {
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < r.n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t b = dlx_cuda_count_bin(&r, i);
-    if (b != DLX_COUNT_LEFT_OUT) atomicAdd(shared ? &local[b] : &out[b], 1ULL);
+    if (b == DLX_COUNT_LEFT_OUT) continue;
+    if (shared)
+      atomicAdd(&local[b], 1ULL);
+    else
+      atomicAdd(&out[b], 1ULL);
   }
   if (shared) {
     __syncthreads();
