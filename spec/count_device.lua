@@ -1,9 +1,9 @@
 --- histc, histogram, bincount, searchsorted and bucketize on a device against the CPU's results
 --- on the same data, bit for bit (counts are exact; the weights here are sums exact in any order):
 --- ranges given and found, edges given and computed, values outside the range, NaN, -0.0, ties,
---- left and right, batched rows, empty inputs, and errors. On a device without count_op the core
---- composes them of elementwise ops, sorts, cumsum and index_add. Used by cuda_count_spec.lua,
---- oneapi_count_spec.lua and count_spec.lua (the CPU against itself through the same calls):
+--- left and right, batched rows, empty inputs, and errors, through each device's count_op. Used
+--- by cuda_count_spec.lua, oneapi_count_spec.lua and count_spec.lua (the CPU against itself
+--- through the same calls):
 --- require "spec.count_device" (device, it) inside a describe.
 local h = require "spec.helper"
 local dlx = h.dlx

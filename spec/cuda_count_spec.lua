@@ -1,6 +1,6 @@
---- #gpu: histc, histogram, bincount, searchsorted and bucketize on CUDA devices (composed of the
---- elementwise, sort, cumsum and index kernels) against the CPU's results on the same data (the
---- cases of spec/count_device.lua).
+--- #gpu: histc, histogram, bincount, searchsorted and bucketize on CUDA devices (the backend's
+--- count_op: src/cuda/count_kernels.cu) against the CPU's results on the same data (the cases of
+--- spec/count_device.lua).
 local h = require "spec.helper"
 
 describe("#gpu CUDA counting and searching", function()

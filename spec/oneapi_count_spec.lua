@@ -1,6 +1,6 @@
---- oneapi (Level Zero) histc, histogram, bincount, searchsorted and bucketize (composed of its
---- elementwise ops, sorts, cumsum and index_add) against the CPU's results on the same data (the
---- cases of spec/count_device.lua).
+--- oneapi (Level Zero) histc, histogram, bincount, searchsorted and bucketize (the backend's
+--- count_op: the kernel dlx_count of src/ze/kernels/count.cl, which the test driver runs on the
+--- CPU's count_op) against the CPU's results on the same data (the cases of spec/count_device.lua).
 local h = require "spec.helper"
 
 describe("oneapi counting and searching #oneapi", function()

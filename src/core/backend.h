@@ -611,9 +611,9 @@ typedef struct dlx_backend {
    * elementwise ops): the pooling or resize of a dlx_image_request (above), bit for bit the
    * same on any number of threads. */
   int (*image_op)(const dlx_image_request *r, dlx_error *err);
-  /* Optional (NULL: the core composes the op of elementwise, index_op, sort_rows and
-   * along_dim): an op of dlx_count_request (above). Counts are exact; sums of weights are
-   * float64, in element order on the CPU. */
+  /* Optional (NULL: a DeviceError): an op of dlx_count_request (above), with the per-element
+   * rules of src/common/count_rules.h. Counts are exact; sums of weights are float64, in element
+   * order on the CPU and on Level Zero, in the order of CUDA's atomics on CUDA. */
   int (*count_op)(const dlx_count_request *r, dlx_error *err);
   /* Optional (NULL: a DeviceError): the matrix product of a dlx_matmul_request (above), which
    * says what the core guarantees and what the backend computes. */

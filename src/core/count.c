@@ -1,6 +1,5 @@
 /* count.c -- histc, histogram, bincount and searchsorted (see count.h): checks, ranges, edges and
- * layouts, then the backends' count_op, or on devices without it the same results composed of
- * elementwise ops, a stable sort, cumsum and index_op. */
+ * layouts, then the backends' count_op (every device has one: the CPU, CUDA and Level Zero). */
 #include "core/count.h"
 
 #include <math.h>
@@ -8,11 +7,8 @@
 
 #include "core/device.h"
 #include "core/elementwise.h"
-#include "core/indexing.h"
 #include "core/ops.h"
 #include "core/promote.h"
-#include "core/sort.h"
-#include "core/stats.h"
 
 /* ---- temporaries, closed together */
 
@@ -28,12 +24,6 @@ static void temps_close(temps *tp) {
 }
 
 static dlx_operand tensor_of(const dlx_tensor *t) { return (dlx_operand){.tensor = t}; }
-static dlx_operand int_of(int64_t i) {
-  return (dlx_operand){.scalar = {.kind = DLX_KIND_INT, .v.i = i}};
-}
-static dlx_operand float_of(double f) {
-  return (dlx_operand){.scalar = {.kind = DLX_KIND_FLOAT, .v.f = f}};
-}
 
 /* A new temporary = op(a, b) (b NULL: unary); NULL once *rc is an error. */
 static dlx_tensor *ew(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
@@ -135,202 +125,20 @@ static int line_range(const dlx_tensor *line, double *lo, double *hi, dlx_error 
   return rc != 0 ? rc : line_extreme(line, DLX_REDUCE_MAX, hi, err);
 }
 
-/* ---- devices without count_op */
-
-/* The 1-based positions of req's SEARCH, composed: a stable sort of each row of values and sorted
- * elements together (the values first, or last for right, so that equal elements stay on the
- * value's side), then each value's position is 1 + the sorted elements before it (a cumsum),
- * scattered back to the value's place. */
-static int composed_search(const dlx_count_request *req, dlx_error *err) {
-  const dlx_tensor *v = req->src, *s = req->edges;
-  int64_t rows = v->shape[0], m = v->shape[1], n = s->shape[1];
-  int64_t both[2];
-  dlx_tensor vrows, srows, merged, part, sv, si, *is_value, *before, *pos = NULL, *at;
-  temps tp = {.n = 0};
-  int rc;
-  /* one sorted row for every row: the values are one row */
-  vrows = *v;
-  if (s->shape[0] == 1 && rows > 1) {
-    vrows.shape[0] = 1;
-    vrows.shape[1] = rows * m;
-    vrows.strides[0] = rows * m;
-  }
-  rows = vrows.shape[0];
-  m = vrows.shape[1];
-  srows = *s;
-  both[0] = rows;
-  both[1] = n + m;
-  rc = empty_like_on(&merged, v, both, 2, v->dtype, err);
-  if (rc != 0) return rc;
-  for (int k = 0; rc == 0 && k < 2; k++) {
-    bool values_part = (k == 0) != req->right;
-    int64_t first = k == 0 ? 0 : (req->right ? n : m), size = values_part ? m : n;
-    if (size == 0) continue;
-    rc = dlx_slice(&part, &merged, 1, first, first + size - 1, 1, err);
-    if (rc == 0) {
-      rc = dlx_copy(&part, values_part ? &vrows : &srows, err);
-      dlx_tensor_close(&part);
-    }
-  }
-  if (rc == 0) rc = dlx_sort(&sv, &si, &merged, 1, false, "searchsorted", err);
-  dlx_tensor_close(&merged);
-  if (rc != 0) return rc;
-  dlx_tensor_close(&sv);
-  /* si: 1-based places in the merged row; the values are 1..m (left) or n+1..n+m (right) */
-  is_value = req->right ? ew2(&tp, &rc, DLX_EW_GT, tensor_of(&si), int_of(n), err)
-                        : ew2(&tp, &rc, DLX_EW_LE, tensor_of(&si), int_of(m), err);
-  before = cast(&tp, &rc, ew(&tp, &rc, DLX_EW_LOGICAL_NOT, tensor_of(is_value), NULL, err),
-                DLX_INT64, err);
-  if (rc == 0) {
-    pos = temp(&tp);
-    rc = dlx_along_dim(pos, DLX_DIM_CUMSUM, before, 1, err);
-    if (rc != 0) tp.n--;
-  }
-  pos = ew2(&tp, &rc, DLX_EW_ADD, tensor_of(pos), int_of(1), err);
-  at = req->right ? ew2(&tp, &rc, DLX_EW_SUB, tensor_of(&si), int_of(n), err) : &si;
-  if (rc == 0) {
-    dlx_tensor *pv = temp(&tp), *av = temp(&tp), out;
-    rc = dlx_masked_select(pv, pos, is_value, err);
-    if (rc != 0) tp.n -= 2;
-    if (rc == 0) {
-      rc = dlx_masked_select(av, at, is_value, err);
-      if (rc != 0) tp.n--;
-    }
-    if (rc == 0) {
-      pv->ndim = av->ndim = 2;
-      pv->shape[0] = av->shape[0] = rows;
-      pv->shape[1] = av->shape[1] = m;
-      pv->strides[0] = av->strides[0] = m;
-      pv->strides[1] = av->strides[1] = 1;
-      out = *req->out;
-      out.shape[0] = rows;
-      out.shape[1] = m;
-      out.strides[0] = m;
-      rc = dlx_scatter(&out, 1, av, pv, false, err);
-    }
-  }
-  temps_close(&tp);
-  dlx_tensor_close(&si);
-  return rc;
-}
-
-/* The 0-based bin of each element of req's src (nbins for those left out), composed. */
-static int composed_bin_index(dlx_tensor *out, const dlx_count_request *req, dlx_error *err) {
-  const dlx_tensor *x = req->src;
-  int64_t nb = req->nbins;
-  temps tp = {.n = 0};
-  dlx_tensor *keep, *b;
-  int rc = 0;
-  if (req->op == DLX_COUNT_LINEAR) {
-    /* PyTorch's formula in src's dtype, each step rounded there as the CPU's */
-    bool f32 = x->dtype == DLX_FLOAT32;
-    double lo = f32 ? (double)(float)req->lo : req->lo, hi = f32 ? (double)(float)req->hi : req->hi;
-    double width = f32 ? (double)((float)hi - (float)lo) : hi - lo;
-    dlx_tensor *f = ew2(&tp, &rc, DLX_EW_SUB, tensor_of(x), float_of(lo), err);
-    f = ew2(&tp, &rc, DLX_EW_MUL, tensor_of(f), float_of((double)nb), err);
-    f = ew2(&tp, &rc, DLX_EW_DIV, tensor_of(f), float_of(width), err);
-    f = ew2(&tp, &rc, DLX_EW_MAXIMUM, tensor_of(f), float_of(0), err);
-    f = ew2(&tp, &rc, DLX_EW_MINIMUM, tensor_of(f), float_of((double)(nb - 1)), err);
-    b = cast(&tp, &rc, f, DLX_INT64, err);
-    keep = ew2(&tp, &rc, DLX_EW_GE, tensor_of(x), float_of(lo), err);
-    keep = ew2(&tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(keep),
-               tensor_of(ew2(&tp, &rc, DLX_EW_LE, tensor_of(x), float_of(hi), err)), err);
-  } else { /* EDGES: the edges <= x, less one, by the composed search */
-    double e0 = 0, en = 0;
-    dlx_tensor *pos = temp(&tp);
-    dlx_count_request s = {.op = DLX_COUNT_SEARCH, .right = true};
-    dlx_tensor values = *x, sorted = *req->edges, positions;
-    int64_t shape[2] = {1, x->shape[0]};
-    rc = empty_like_on(pos, x, shape, 2, DLX_INT64, err);
-    if (rc != 0) tp.n--;
-    values.ndim = sorted.ndim = 2;
-    values.shape[0] = sorted.shape[0] = 1;
-    values.shape[1] = x->shape[0];
-    sorted.shape[1] = nb + 1;
-    values.strides[0] = x->shape[0];
-    sorted.strides[0] = nb + 1;
-    values.strides[1] = sorted.strides[1] = 1;
-    s.src = &values;
-    s.edges = &sorted;
-    s.out = pos;
-    if (rc == 0) rc = composed_search(&s, err);
-    if (rc == 0) rc = read_double(req->edges, 0, &e0, err);
-    if (rc == 0) rc = read_double(req->edges, nb, &en, err);
-    if (rc == 0) {
-      positions = *pos;
-      positions.ndim = 1;
-      positions.shape[0] = x->shape[0];
-      positions.strides[0] = 1;
-    }
-    b = ew2(&tp, &rc, DLX_EW_SUB, tensor_of(&positions), int_of(2), err);
-    b = ew2(&tp, &rc, DLX_EW_MINIMUM, tensor_of(b), int_of(nb - 1), err);
-    keep = ew2(&tp, &rc, DLX_EW_GE, tensor_of(x), float_of(e0), err);
-    keep = ew2(&tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(keep),
-               tensor_of(ew2(&tp, &rc, DLX_EW_LE, tensor_of(x), float_of(en), err)), err);
-  }
-  if (rc == 0) {
-    dlx_operand in[3] = {tensor_of(keep), tensor_of(b), int_of(nb)};
-    rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
-  }
-  temps_close(&tp);
-  return rc;
-}
-
-/* req's bins, composed: the bin of each element, then an index_add of ones (or the weights) into
- * nbins + 1 zeros, the last for the elements left out. */
-static int composed_bins(const dlx_count_request *req, dlx_error *err) {
-  const dlx_tensor *x = req->src;
-  int64_t nb = req->nbins, ext = nb + 1, n = x->shape[0];
-  temps tp = {.n = 0};
-  dlx_tensor *idx = temp(&tp), *sums = NULL, *ones = NULL, *at;
-  dlx_scalar zero = {.kind = DLX_KIND_INT, .v.i = 0}, one = {.kind = DLX_KIND_INT, .v.i = 1};
-  int rc = 0;
-  if (req->op == DLX_COUNT_BINCOUNT)
-    dlx_tensor_share(idx, x);
-  else
-    rc = composed_bin_index(idx, req, err);
-  if (rc != 0) tp.n--;
-  if (rc == 0) {
-    sums = temp(&tp);
-    rc = empty_like_on(sums, x, &ext, 1, req->out->dtype, err);
-    if (rc != 0) tp.n--;
-  }
-  if (rc == 0) rc = dlx_fill(sums, &zero, err);
-  at = ew2(&tp, &rc, DLX_EW_ADD, tensor_of(idx), int_of(1), err); /* 1-based */
-  if (rc == 0 && req->weights == NULL) {
-    ones = temp(&tp);
-    rc = empty_like_on(ones, x, &n, 1, DLX_INT64, err);
-    if (rc != 0) tp.n--;
-    if (rc == 0) rc = dlx_fill(ones, &one, err);
-  }
-  if (rc == 0) rc = dlx_index_add(sums, 0, at, req->weights != NULL ? req->weights : ones, err);
-  if (rc == 0) rc = dlx_copy(req->out, slice(&tp, &rc, sums, 0, nb - 1, err), err);
-  temps_close(&tp);
-  return rc;
-}
-
-static bool can_compose(const dlx_backend *b, dlx_count_op op) {
-  bool ew = b->elementwise != NULL && b->index_op != NULL;
-  if (op == DLX_COUNT_BINCOUNT || op == DLX_COUNT_LINEAR) return ew;
-  return ew && b->sort_rows != NULL && b->along_dim != NULL;
-}
-
-static int check_route(const dlx_tensor *on, dlx_count_op op, const char *name, dlx_error *err) {
+static int check_route(const dlx_tensor *on, const char *name, dlx_error *err) {
   const dlx_backend *b = dlx_compute_backend(on->buffer);
   char device[48];
-  if (b->count_op != NULL || can_compose(b, op)) return 0;
+  if (b->count_op != NULL) return 0;
   return dlx_fail(err, DLX_DEVICE_ERROR,
                   "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
                   name, dlx_device_format(on->buffer->device, device, sizeof device));
 }
 
-/* Runs req on its device: count_op, or composed. */
+/* Runs req on its device's count_op (check_route said it has one). */
 static int run_count(const dlx_count_request *req, dlx_error *err) {
   const dlx_backend *backend;
   int rc = dlx_compute_on(req->src, &backend, err);
-  if (rc != 0) return rc;
-  if (backend->count_op != NULL) return backend->count_op(req, err);
-  return req->op == DLX_COUNT_SEARCH ? composed_search(req, err) : composed_bins(req, err);
+  return rc != 0 ? rc : backend->count_op(req, err);
 }
 
 /* out = a fresh [nbins] of req's bins over the line (n >= 0), zeros when it is empty. */
@@ -386,7 +194,7 @@ int dlx_histc(dlx_tensor *out, const dlx_tensor *src, int64_t bins, double lo, d
   if (bins < 1)
     return dlx_fail(err, DLX_VALUE_ERROR, "histc: bins must be at least 1, got %lld",
                     (long long)bins);
-  rc = check_route(src, DLX_COUNT_LINEAR, "histc", err);
+  rc = check_route(src, "histc", err);
   if (rc == 0) rc = as_line(&line, src, compute, err);
   if (rc != 0) return rc;
   if (lo == hi && line.shape[0] > 0) rc = line_range(&line, &lo, &hi, err);
@@ -581,7 +389,7 @@ int dlx_histogram(dlx_tensor *hist, dlx_tensor *edges, const dlx_tensor *src, in
                     dlx_shape_text(a, sizeof a, src->shape, src->ndim),
                     dlx_shape_text(b, sizeof b, weights->shape, weights->ndim));
   }
-  if (rc == 0) rc = check_route(src, DLX_COUNT_EDGES, "histogram", err);
+  if (rc == 0) rc = check_route(src, "histogram", err);
   if (rc == 0) rc = compare_dtype(src, edges_in, &cmp, err);
   if (rc == 0) rc = as_line(&line, src, cmp, err);
   if (rc != 0) return rc;
@@ -653,7 +461,7 @@ int dlx_bincount(dlx_tensor *out, const dlx_tensor *src, const dlx_tensor *weigh
                     (long long)src->shape[0]);
     if (rc != 0) return rc;
   }
-  rc = check_route(src, DLX_COUNT_BINCOUNT, "bincount", err);
+  rc = check_route(src, "bincount", err);
   if (rc == 0 && src->shape[0] > 0) rc = line_range(src, &lo, &hi, err);
   if (rc != 0) return rc;
   if (lo < 0)
@@ -704,7 +512,7 @@ int dlx_searchsorted(dlx_tensor *out, const dlx_tensor *sorted, const dlx_tensor
   if (rc == 0) rc = check_same_device(sorted, values, name, err);
   if (rc == 0) rc = check_search_shapes(sorted, values, name, err);
   if (rc == 0) rc = dlx_result_dtype(sorted->dtype, values->dtype, &dtype, err);
-  if (rc == 0) rc = check_route(values, DLX_COUNT_SEARCH, name, err);
+  if (rc == 0) rc = check_route(values, name, err);
   if (rc != 0) return rc;
   n = sorted->shape[sorted->ndim - 1];
   if (sorted->ndim > 1 && numel > 0) rows = numel / values->shape[values->ndim - 1];

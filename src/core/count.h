@@ -1,7 +1,7 @@
 /* count.h -- counting and searching: histc (PyTorch's), histogram (NumPy's), bincount and
  * searchsorted. The core checks the arguments, finds the range and the edges, lays the data out
- * contiguous and calls the backends' count_op (core/backend.h); a device without it gets the
- * same results composed of elementwise ops, sorts, cumsum and index_op. */
+ * contiguous and calls the backends' count_op (core/backend.h; a device without it raises a
+ * DeviceError). */
 #ifndef DLX_CORE_COUNT_H
 #define DLX_CORE_COUNT_H
 

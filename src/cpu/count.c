@@ -2,10 +2,12 @@
  * counted in private histograms, one a block of elements, added together at the end (counts are
  * integers: the sum is the same whatever the split); sums of weights on one thread in element
  * order (float64, as NumPy adds them); searchsorted by a branchless binary search of each value's
- * sort key (src/common/sort_keys.h: -0.0 equals 0.0, NaN above every number). */
+ * sort key (src/common/sort_keys.h: -0.0 equals 0.0, NaN above every number). The bins and the
+ * search of one value are src/common/count_rules.h's, which the GPUs' kernels share. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/count_rules.h"
 #include "common/sort_keys.h"
 #include "core/sort.h"
 #include "cpu/kernels.h"
@@ -21,58 +23,13 @@ typedef struct bins_job {
   int64_t **hists; /* a histogram a block; hists[0] is out */
 } bins_job;
 
-#define LEFT_OUT (-1)
-
-/* The bin of x by the linear rule (histc) in T: PyTorch's formula, the multiplication first. A
- * quotient that is not a number (an infinite range) takes bin 0, never an undefined cast. */
-#define LINEAR_BIN(T, NAME)                                                                        \
-  static inline int64_t NAME(T x, T lo, T hi, int64_t nb) {                                        \
-    T f;                                                                                           \
-    if (!(x >= lo && x <= hi)) return LEFT_OUT;                                                    \
-    f = (x - lo) * (T)nb / (hi - lo);                                                              \
-    return f >= (T)nb ? nb - 1 : f > 0 ? (int64_t)f : 0;                                           \
-  }
-
-LINEAR_BIN(float, linear_bin_f32)
-LINEAR_BIN(double, linear_bin_f64)
-
-/* The bin of x between the edges e[0..nb] (the last bin closed); uniform edges take a first guess
- * from the formula and walk to the right bin, others a binary search. */
-#define EDGES_BIN(T, x, e, nb, uniform, out)                                                       \
-  do {                                                                                             \
-    int64_t b_;                                                                                    \
-    if (!((x) >= (e)[0] && (x) <= (e)[nb])) {                                                      \
-      (out) = LEFT_OUT;                                                                            \
-      break;                                                                                       \
-    }                                                                                              \
-    if (uniform) {                                                                                 \
-      T f_ = ((x) - (e)[0]) / ((e)[nb] - (e)[0]) * (T)(nb);                                        \
-      b_ = f_ >= (T)(nb) ? (nb)-1 : f_ > 0 ? (int64_t)f_ : 0;                                      \
-    } else {                                                                                       \
-      int64_t lo_ = 0, len_ = (nb) + 1; /* upper bound: the edges <= x */                          \
-      while (len_ > 0) {                                                                           \
-        int64_t half_ = len_ / 2;                                                                  \
-        if ((e)[lo_ + half_] <= (x)) {                                                             \
-          lo_ += half_ + 1;                                                                        \
-          len_ -= half_ + 1;                                                                       \
-        } else {                                                                                   \
-          len_ = half_;                                                                            \
-        }                                                                                          \
-      }                                                                                            \
-      b_ = lo_ - 1;                                                                                \
-    }                                                                                              \
-    while (b_ > 0 && (x) < (e)[b_]) b_--;                                                          \
-    while (b_ < (nb)-1 && (x) >= (e)[b_ + 1]) b_++;                                                \
-    (out) = b_ > (nb)-1 ? (nb)-1 : b_;                                                             \
-  } while (0)
-
 static void count_linear_f32(const bins_job *job, int64_t *h, int64_t begin, int64_t end) {
   const float *x = (const float *)job->src;
   float lo = (float)job->r->lo, hi = (float)job->r->hi;
   int64_t nb = job->nbins;
   for (int64_t i = begin; i < end; i++) {
-    int64_t b = linear_bin_f32(x[i], lo, hi, nb);
-    if (b != LEFT_OUT) h[b]++;
+    int64_t b = dlx_count_linear_bin_f32(x[i], lo, hi, nb);
+    if (b != DLX_COUNT_LEFT_OUT) h[b]++;
   }
 }
 
@@ -81,8 +38,8 @@ static void count_linear_f64(const bins_job *job, int64_t *h, int64_t begin, int
   double lo = job->r->lo, hi = job->r->hi;
   int64_t nb = job->nbins;
   for (int64_t i = begin; i < end; i++) {
-    int64_t b = linear_bin_f64(x[i], lo, hi, nb);
-    if (b != LEFT_OUT) h[b]++;
+    int64_t b = dlx_count_linear_bin_f64(x[i], lo, hi, nb);
+    if (b != DLX_COUNT_LEFT_OUT) h[b]++;
   }
 }
 
@@ -96,14 +53,14 @@ static void count_edges(const bins_job *job, int64_t *h, int64_t begin, int64_t 
   if (job->r->src->dtype == DLX_FLOAT32) {
     const float *x = (const float *)job->src, *e = data_of(job->r->edges);
     for (int64_t i = begin; i < end; i++) {
-      EDGES_BIN(float, x[i], e, nb, uniform, b);
-      if (b != LEFT_OUT) h[b]++;
+      DLX_COUNT_EDGES_BIN(float, e, x[i], nb, uniform, b);
+      if (b != DLX_COUNT_LEFT_OUT) h[b]++;
     }
   } else {
     const double *x = (const double *)job->src, *e = data_of(job->r->edges);
     for (int64_t i = begin; i < end; i++) {
-      EDGES_BIN(double, x[i], e, nb, uniform, b);
-      if (b != LEFT_OUT) h[b]++;
+      DLX_COUNT_EDGES_BIN(double, e, x[i], nb, uniform, b);
+      if (b != DLX_COUNT_LEFT_OUT) h[b]++;
     }
   }
 }
@@ -149,21 +106,21 @@ static void sum_weights(const bins_job *job, double *out) {
       break;
     case DLX_COUNT_LINEAR:
       if (r->src->dtype == DLX_FLOAT32)
-        b = linear_bin_f32(((const float *)job->src)[i], (float)r->lo, (float)r->hi, nb);
+        b = dlx_count_linear_bin_f32(((const float *)job->src)[i], (float)r->lo, (float)r->hi, nb);
       else
-        b = linear_bin_f64(((const double *)job->src)[i], r->lo, r->hi, nb);
+        b = dlx_count_linear_bin_f64(((const double *)job->src)[i], r->lo, r->hi, nb);
       break;
     default:
       if (r->src->dtype == DLX_FLOAT32) {
         const float *e = data_of(r->edges);
-        EDGES_BIN(float, ((const float *)job->src)[i], e, nb, r->uniform, b);
+        DLX_COUNT_EDGES_BIN(float, e, ((const float *)job->src)[i], nb, r->uniform, b);
       } else {
         const double *e = data_of(r->edges);
-        EDGES_BIN(double, ((const double *)job->src)[i], e, nb, r->uniform, b);
+        DLX_COUNT_EDGES_BIN(double, e, ((const double *)job->src)[i], nb, r->uniform, b);
       }
       break;
     }
-    if (b != LEFT_OUT) out[b] += job->weights[i];
+    if (b != DLX_COUNT_LEFT_OUT) out[b] += job->weights[i];
   }
 }
 
@@ -241,27 +198,10 @@ typedef struct search_job {
       int64_t half_ = len_ / 2;                                                                    \
       for (int64_t g_ = 0; g_ < (count); g_++) {                                                   \
         T k_ = LOAD((base)[g_] + half_);                                                           \
-        (base)[g_] =                                                                               \
-            ((right) ? k_ <= (key)[g_] : k_ < (key)[g_]) ? (base)[g_] + half_ : (base)[g_];        \
+        (base)[g_] = DLX_COUNT_BEFORE(k_, (key)[g_], right) ? (base)[g_] + half_ : (base)[g_];     \
       }                                                                                            \
       len_ -= half_;                                                                               \
     }                                                                                              \
-  } while (0)
-
-/* The count of elements below (right: not above) the key among the n >= 1 from s. */
-#define COUNT_BELOW(T, LOAD, s, n, key, right, out)                                                \
-  do {                                                                                             \
-    const T *b_ = (s);                                                                             \
-    int64_t len_ = (n);                                                                            \
-    T k_;                                                                                          \
-    while (len_ > 1) {                                                                             \
-      int64_t half_ = len_ / 2;                                                                    \
-      k_ = LOAD(b_ + half_);                                                                       \
-      b_ = ((right) ? k_ <= (key) : k_ < (key)) ? b_ + half_ : b_;                                 \
-      len_ -= half_;                                                                               \
-    }                                                                                              \
-    k_ = LOAD(b_);                                                                                 \
-    (out) = (b_ - (s)) + ((right) ? k_ <= (key) : k_ < (key));                                     \
   } while (0)
 
 /* For each key function: the sample of a sorted row, and the 1-based positions of the values
@@ -287,19 +227,19 @@ typedef struct search_job {
         STEP_GROUP(T, KEY_AT_##KEY, base, key, count, n, right);                                   \
         for (int64_t g = 0; g < count; g++) {                                                      \
           T k = KEY(*base[g]);                                                                     \
-          out[j + g] = 1 + (base[g] - s) + (right ? k <= key[g] : k < key[g]);                     \
+          out[j + g] = 1 + (base[g] - s) + DLX_COUNT_BEFORE(k, key[g], right);                     \
         }                                                                                          \
         continue;                                                                                  \
       }                                                                                            \
       STEP_GROUP(T, *, base, key, count, nb, right);                                               \
       for (int64_t g = 0; g < count; g++) {                                                        \
-        int64_t block = (base[g] - sample) + (right ? *base[g] <= key[g] : *base[g] < key[g]);     \
+        int64_t block = (base[g] - sample) + DLX_COUNT_BEFORE(*base[g], key[g], right);            \
         int64_t start = (block - 1) * per, len = n - start < per ? n - start : per, below;         \
         if (block == 0) {                                                                          \
           out[j + g] = 1; /* the row's first element is above the value */                         \
           continue;                                                                                \
         }                                                                                          \
-        COUNT_BELOW(T, KEY_AT_##KEY, s + start, len, key[g], right, below);                        \
+        DLX_COUNT_BELOW(const T *, T, KEY, s + start, len, key[g], right, below);                  \
         out[j + g] = 1 + start + below;                                                            \
       }                                                                                            \
     }                                                                                              \

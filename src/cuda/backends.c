@@ -71,6 +71,7 @@ const dlx_backend dlx_cuda_backend = {
     .row_op = dlx_cuda_row_op_tensor,
     .row_ops = DLX_CUDA_ROW_OPS,
     .image_op = dlx_cuda_image_op_tensor,
+    .count_op = dlx_cuda_count_op_tensor,
     .index_op = dlx_cuda_index_op_tensor,
     .matmul = dlx_cuda_matmul_tensor,
     .linalg = dlx_cuda_linalg_tensor,

@@ -81,6 +81,8 @@ int dlx_cuda_index_op_tensor(dlx_index_request *r, dlx_error *err);
 int dlx_cuda_row_op_tensor(const dlx_row_request *r, dlx_error *err);
 /* image_op: pooling and resizing (image.c). */
 int dlx_cuda_image_op_tensor(const dlx_image_request *r, dlx_error *err);
+/* count_op (count.c). */
+int dlx_cuda_count_op_tensor(const dlx_count_request *r, dlx_error *err);
 int dlx_cuda_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
                              bool to_device, dlx_error *err);
 int dlx_cuda_copy_bytes_device(void *dst, int32_t dst_id, const void *src, int32_t src_id,

@@ -227,6 +227,33 @@ typedef struct dlx_cuda_image_request {
   double scale[2];
 } dlx_cuda_image_request;
 int dlx_cuda_image(const dlx_cuda_image_request *r, void *stream);
+/* count_op (src/core/backend.h) of a dlx_count_request (count.c fills this from one): op is
+ * DLX_COUNT_*'s number. The bin ops: src holds n elements (BINCOUNT: int64; LINEAR, EDGES:
+ * float64 when is64, else float32), edges nbins + 1 of src's dtype (EDGES), weights NULL or n
+ * float64; out nbins int64 counts (atomics on the bins of a block in shared memory when they fit,
+ * else on out) or float64 sums of the weights (atomics in float64: in no set order). SEARCH: src
+ * the values, [rows, m] of elem_size bytes of key_kind (src/common/sort_keys.h), edges the sorted
+ * rows of n (one for all when shared_row), out int64 [rows, m]. The element code is
+ * count_element.h's. */
+#define DLX_CUDA_COUNT_BINCOUNT 0
+#define DLX_CUDA_COUNT_LINEAR 1
+#define DLX_CUDA_COUNT_EDGES 2
+#define DLX_CUDA_COUNT_SEARCH 3
+typedef struct dlx_cuda_count_request {
+  int op;
+  int is64;      /* LINEAR, EDGES */
+  int uniform;   /* EDGES */
+  int right;     /* SEARCH */
+  int key_kind;  /* SEARCH: DLX_SORT_KEY_* */
+  int elem_size; /* SEARCH: bytes of an element */
+  int shared_row;
+  const void *src, *edges;
+  const double *weights;
+  void *out;
+  int64_t n, nbins, rows, m;
+  double lo, hi; /* LINEAR */
+} dlx_cuda_count_request;
+int dlx_cuda_count(const dlx_cuda_count_request *r, void *stream);
 
 /* Indexing (index_op, src/core/backend.h) over a walk of ndim >= 1 dims in row-major order:
  * each operand's strides in elements from its element 0 (all 0 for one the op does not walk).

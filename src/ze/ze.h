@@ -81,6 +81,7 @@ enum dlx_ze_kernel_id {
   DLX_ZE_MATMUL,
   DLX_ZE_ROW_SCAN,
   DLX_ZE_IMAGE,
+  DLX_ZE_COUNT,
   DLX_ZE_NUM_KERNELS
 };
 
@@ -195,6 +196,8 @@ int dlx_ze_matmul(const dlx_matmul_request *r, dlx_error *err);
 int dlx_ze_row_op(const dlx_row_request *r, dlx_error *err);
 /* image_op: pooling and resizing (ze_image.c). */
 int dlx_ze_image_op(const dlx_image_request *r, dlx_error *err);
+/* count_op (ze_count.c). */
+int dlx_ze_count_op(const dlx_count_request *r, dlx_error *err);
 
 /* The backend's share_context (src/ze/ze_runtime.c). */
 int dlx_ze_share_context(void *driver, void *context);

@@ -126,6 +126,7 @@ const dlx_backend dlx_ze_backend = {
     .row_op = dlx_ze_row_op,
     .row_ops = DLX_ZE_ROW_OPS,
     .image_op = dlx_ze_image_op,
+    .count_op = dlx_ze_count_op,
     .index_op = dlx_ze_index_op,
     .share_context = dlx_ze_share_context,
     .matmul = dlx_ze_matmul,

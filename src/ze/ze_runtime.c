@@ -47,6 +47,7 @@ static const char *const kernel_names[DLX_ZE_NUM_KERNELS] = {
     [DLX_ZE_MATMUL] = DLX_ZE_KERNEL_MATMUL,
     [DLX_ZE_ROW_SCAN] = DLX_ZE_KERNEL_ROW_SCAN,
     [DLX_ZE_IMAGE] = DLX_ZE_KERNEL_IMAGE,
+    [DLX_ZE_COUNT] = DLX_ZE_KERNEL_COUNT,
 };
 
 /* The loader is never closed: drivers may keep threads of their own until the process ends. */

@@ -700,6 +700,128 @@ static const char *run_image(void *const *args, uint32_t groups) {
   return why;
 }
 
+/* ---- count: the phases on the CPU backend's count_op */
+
+/* A dtype of each sort key kind (DLX_SORT_KEY_*'s order), for the searches. */
+static const dlx_dtype count_key_dtypes[] = {
+    DLX_BOOL,   DLX_UINT8, DLX_INT8,    DLX_UINT16, DLX_INT16, DLX_FLOAT16, DLX_BFLOAT16,
+    DLX_UINT32, DLX_INT32, DLX_FLOAT32, DLX_UINT64, DLX_INT64, DLX_FLOAT64};
+
+static dlx_dtype count_src_dtype(const dlx_ze_count_args *a) {
+  if (a->phase == DLX_ZE_COUNT_SEARCH) return count_key_dtypes[a->key_kind];
+  if (a->op == DLX_ZE_COUNT_OP_BINCOUNT) return DLX_INT64;
+  return a->is64 ? DLX_FLOAT64 : DLX_FLOAT32;
+}
+
+static bool count_args_ok(const dlx_ze_count_args *a) {
+  if (a->phase < DLX_ZE_COUNT_ZERO || a->phase > DLX_ZE_COUNT_SEARCH) return false;
+  if (a->phase == DLX_ZE_COUNT_SEARCH)
+    return a->op == DLX_ZE_COUNT_OP_SEARCH && a->key_kind >= 0 &&
+           a->key_kind < (dlx_ze_i64)(sizeof count_key_dtypes / sizeof count_key_dtypes[0]) &&
+           a->rows >= 1 && a->m >= 1 && a->n >= 1;
+  return a->op >= DLX_ZE_COUNT_OP_BINCOUNT && a->op <= DLX_ZE_COUNT_OP_EDGES && a->n >= 1 &&
+         a->nbins >= 1;
+}
+
+static void count_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  const dlx_ze_count_args *a = args[4];
+  bool search = a->phase == DLX_ZE_COUNT_SEARCH, bins = a->phase == DLX_ZE_COUNT_BINS;
+  size_t item = count_args_ok(a) ? (size_t)size_of(count_src_dtype(a)) : 0;
+  *lo = 0;
+  if (!count_args_ok(a))
+    *hi = i == 4 ? sizeof *a : 0;
+  else if (i == 4)
+    *hi = sizeof *a;
+  else if (i == 0)
+    *hi = (size_t)(search ? a->rows * a->m : a->nbins) * 8;
+  else if (i == 1)
+    *hi = search ? (size_t)(a->rows * a->m) * item : bins ? (size_t)a->n * item : 0;
+  else if (i == 2)
+    *hi = search ? (size_t)((a->shared_row ? 1 : a->rows) * a->n) * item
+          : bins && a->op == DLX_ZE_COUNT_OP_EDGES ? (size_t)(a->nbins + 1) * item
+                                                   : 0;
+  else
+    *hi = bins && a->has_weights ? (size_t)a->n * sizeof(double) : 0;
+}
+
+static const char *run_count(void *const *args, uint32_t groups) {
+  const dlx_ze_count_args *a = args[4];
+  dlx_dtype dtype;
+  int64_t item, srows, vshape[2], sshape[2], oshape[1], bshape[1];
+  dlx_tensor out, src, edges, weights, sums;
+  dlx_count_request r;
+  const char *why = NULL;
+  (void)groups; /* grid-stride */
+  if (!count_args_ok(a)) return "bad arguments";
+  if (a->phase == DLX_ZE_COUNT_ZERO) {
+    memset(args[0], 0, (size_t)a->nbins * 8);
+    return NULL;
+  }
+  dtype = count_src_dtype(a);
+  item = size_of(dtype);
+  memset(&r, 0, sizeof r);
+  memset(&out, 0, sizeof out);
+  memset(&src, 0, sizeof src);
+  memset(&edges, 0, sizeof edges);
+  memset(&weights, 0, sizeof weights);
+  memset(&sums, 0, sizeof sums);
+  r.op = (dlx_count_op)a->op;
+  r.nbins = a->nbins;
+  r.lo = a->lo;
+  r.hi = a->hi;
+  r.uniform = a->uniform != 0;
+  r.right = a->right != 0;
+  if (a->phase == DLX_ZE_COUNT_SEARCH) {
+    int64_t vstrides[2] = {a->m * item, item}, sstrides[2] = {a->n * item, item};
+    int64_t ostrides[2] = {a->m * 8, 8};
+    srows = a->shared_row ? 1 : a->rows;
+    vshape[0] = a->rows;
+    vshape[1] = a->m;
+    sshape[0] = srows;
+    sshape[1] = a->n;
+    if (wrap(&src, args[1], dtype, 2, vshape, vstrides) != 0 ||
+        wrap(&edges, args[2], dtype, 2, sshape, sstrides) != 0 ||
+        wrap(&out, args[0], DLX_INT64, 2, vshape, ostrides) != 0)
+      why = "no memory to wrap the operands";
+    r.src = &src;
+    r.edges = &edges;
+    r.out = &out;
+    if (why == NULL && dlx_cpu_backend.count_op(&r, NULL) != 0)
+      why = "the CPU backend refused the request";
+  } else {
+    /* the bins of this launch, added to out's (the atomics add to what is there) */
+    DLDevice cpu = {kDLCPU, 0};
+    int64_t one[1] = {item}, eight[1] = {8}, ne[1] = {a->nbins + 1};
+    dlx_dtype sum_dtype = a->has_weights ? DLX_FLOAT64 : DLX_INT64;
+    vshape[0] = a->n;
+    oshape[0] = a->nbins;
+    bshape[0] = a->n;
+    if (wrap(&src, args[1], dtype, 1, vshape, one) != 0 ||
+        (a->op == DLX_ZE_COUNT_OP_EDGES && wrap(&edges, args[2], dtype, 1, ne, one) != 0) ||
+        (a->has_weights && wrap(&weights, args[3], DLX_FLOAT64, 1, bshape, eight) != 0) ||
+        dlx_tensor_empty(&sums, oshape, 1, sum_dtype, cpu, NULL) != 0)
+      why = "no memory to wrap the operands";
+    r.src = &src;
+    r.edges = a->op == DLX_ZE_COUNT_OP_EDGES ? &edges : NULL;
+    r.weights = a->has_weights ? &weights : NULL;
+    r.out = &sums;
+    if (why == NULL && dlx_cpu_backend.count_op(&r, NULL) != 0)
+      why = "the CPU backend refused the request";
+    for (int64_t b = 0; why == NULL && b < a->nbins; b++) {
+      if (a->has_weights)
+        ((double *)args[0])[b] += ((const double *)sums.buffer->data)[b];
+      else
+        ((int64_t *)args[0])[b] += ((const int64_t *)sums.buffer->data)[b];
+    }
+  }
+  dlx_tensor_close(&out);
+  dlx_tensor_close(&src);
+  dlx_tensor_close(&edges);
+  dlx_tensor_close(&weights);
+  dlx_tensor_close(&sums);
+  return why;
+}
+
 /* ---- sort: each phase as the kernel computes it, element by element */
 
 static void sort_extent(void *const *args, int i, size_t *lo, size_t *hi) {
@@ -1206,6 +1328,7 @@ static const dlx_ze_ref_kernel kernels[] = {
     {DLX_ZE_KERNEL_MATMUL, 4, matmul_extent, run_matmul},
     {DLX_ZE_KERNEL_ROW_SCAN, 4, row_scan_extent, run_row_scan},
     {DLX_ZE_KERNEL_IMAGE, 4, image_extent, run_image},
+    {DLX_ZE_KERNEL_COUNT, 5, count_extent, run_count},
 };
 
 const dlx_ze_ref_kernel *dlx_ze_ref_find(const char *name) {

@@ -89,6 +89,7 @@ void test_indexing(void);        /* indexing.c */
 void test_matmuls(void);         /* matmul.c */
 void test_row_scans(void);       /* rows.c: cummax, cummin, logcumsumexp */
 void test_images(void);          /* image.c: pooling and resizing */
+void test_counts(void);          /* count.c: histograms and searchsorted */
 
 /* reductions.c's argument block for a reduction of l over dims, also the start of the
  * statistics' (stats.c). */

@@ -3,10 +3,10 @@
  * src/ze/kernels splits them: copies.c (casts, raw copies, fills), reductions.c, elementwise.c
  * (with the math functions' accuracy), stats.c (var, std, logsumexp, norm, the ops along a
  * dim), random.c, sort.c, indexing.c, matmul.c, rows.c (the row scans), image.c (pooling and
- * resizing); harness.c (harness.h) holds the OpenCL side and what they share. This file runs
- * them in turn. Memory is OpenCL shared virtual memory, so that kernels get interior pointers
- * exactly as Level Zero USM gives them; layouts are random (permuted, padded, negative and
- * stride-0 strides).
+ * resizing), count.c (histograms, searchsorted); harness.c (harness.h) holds the OpenCL side
+ * and what they share. This file runs them in turn. Memory is OpenCL shared virtual memory, so
+ * that kernels get interior pointers exactly as Level Zero USM gives them; layouts are random
+ * (permuted, padded, negative and stride-0 strides).
  *
  * The kernels are built from source, or, with DLX_ZE_KERNEL_IL=path, loaded from the SPIR-V that
  * the library embeds (clCreateProgramWithIL). PoCL (CI) has no sub-groups: the reductions then
@@ -58,6 +58,7 @@ static const struct {
     {"matmul", test_matmuls},
     {"row scans", test_row_scans},
     {"image", test_images},
+    {"count", test_counts},
 };
 
 int main(void) {

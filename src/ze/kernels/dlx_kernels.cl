@@ -491,5 +491,6 @@ REDUCE_KERNEL void dlx_reduce_finish(__global uchar *dst, __global const dlx_ze_
 #include "ze/kernels/sort.cl"
 #include "ze/kernels/rows.cl"
 #include "ze/kernels/image.cl"
+#include "ze/kernels/count.cl"
 #include "ze/kernels/indexing.cl"
 #include "ze/kernels/matmul.cl"

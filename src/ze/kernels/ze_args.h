@@ -37,6 +37,7 @@ typedef uint64_t dlx_ze_u64;
 #define DLX_ZE_KERNEL_MATMUL "dlx_matmul"
 #define DLX_ZE_KERNEL_ROW_SCAN "dlx_row_scan"
 #define DLX_ZE_KERNEL_IMAGE "dlx_image"
+#define DLX_ZE_KERNEL_COUNT "dlx_count"
 
 /* dlx_copy_cast(dst, src, args) and dlx_copy_raw(dst, src, args): element i of the row-major
  * walk over shape goes from src + sum(idx * src_strides) to dst + sum(idx * dst_strides). */
@@ -265,6 +266,38 @@ typedef struct dlx_ze_image_args {
   dlx_ze_i64 align_corners;
   double scale[2]; /* resizes: the caller's scale factors, 0 when not given */
 } dlx_ze_image_args;
+/* dlx_count(out, src, edges, weights, args): count_op (src/core/backend.h) by the rules of
+ * src/common/count_rules.h, a work-item per element (grid-stride), one phase per launch:
+ * - ZERO: out's nbins 8-byte bins = 0;
+ * - BINS: each of the n elements of src (op BINCOUNT: int64; LINEAR, EDGES: float64 when is64,
+ *   else float32; EDGES between the nbins + 1 edges of src's dtype) adds 1 to its bin's int64
+ *   count in out (32-bit atomics on its two words: exact), or with has_weights its float64
+ *   weight to the bin's float64 sum, all on work-item 0 in element order (launch 1 group);
+ * - SEARCH: out (int64 [rows, m]) = the 1-based position of each value of src ([rows, m] of
+ *   key_kind, src/common/sort_keys.h) in its sorted row of edges (n elements; the one row for
+ *   every value when shared_row).
+ * Pointers the phase does not read may be any of the others. */
+#define DLX_ZE_COUNT_ZERO 0
+#define DLX_ZE_COUNT_BINS 1
+#define DLX_ZE_COUNT_SEARCH 2
+#define DLX_ZE_COUNT_OP_BINCOUNT 0 /* dlx_count_op's numbers */
+#define DLX_ZE_COUNT_OP_LINEAR 1
+#define DLX_ZE_COUNT_OP_EDGES 2
+#define DLX_ZE_COUNT_OP_SEARCH 3
+typedef struct dlx_ze_count_args {
+  dlx_ze_i64 phase; /* DLX_ZE_COUNT_ZERO, _BINS or _SEARCH */
+  dlx_ze_i64 op;    /* DLX_ZE_COUNT_OP_* */
+  dlx_ze_i64 is64;
+  dlx_ze_i64 uniform;
+  dlx_ze_i64 has_weights;
+  dlx_ze_i64 right;
+  dlx_ze_i64 key_kind; /* DLX_SORT_KEY_* */
+  dlx_ze_i64 shared_row;
+  dlx_ze_i64 n; /* BINS: the elements; SEARCH: the sorted elements of a row */
+  dlx_ze_i64 nbins;
+  dlx_ze_i64 rows, m; /* SEARCH */
+  double lo, hi;      /* LINEAR */
+} dlx_ze_count_args;
 
 /* dlx_index(dst, src, index, scratch, args): the indexing ops of src/core/backend.h
  * (dlx_index_request), one phase per launch. The walk is row-major over shape (ndim dims) with
