@@ -9,58 +9,7 @@
 #include "core/elementwise.h"
 #include "core/ops.h"
 #include "core/promote.h"
-
-/* ---- temporaries, closed together */
-
-typedef struct temps {
-  dlx_tensor t[24];
-  int n;
-} temps;
-
-static dlx_tensor *temp(temps *tp) { return &tp->t[tp->n++]; }
-
-static void temps_close(temps *tp) {
-  while (tp->n > 0) dlx_tensor_close(&tp->t[--tp->n]);
-}
-
-static dlx_operand tensor_of(const dlx_tensor *t) { return (dlx_operand){.tensor = t}; }
-
-/* A new temporary = op(a, b) (b NULL: unary); NULL once *rc is an error. */
-static dlx_tensor *ew(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
-                      dlx_error *err) {
-  dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
-  *rc = dlx_elementwise(op, &a, b, NULL, out, err);
-  if (*rc != 0) tp->n--;
-  return out;
-}
-
-static dlx_tensor *ew2(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, dlx_operand b,
-                       dlx_error *err) {
-  return ew(tp, rc, op, a, &b, err);
-}
-
-/* A new temporary = t cast to dtype (C-contiguous); NULL once *rc is an error. */
-static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
-  dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
-  *rc = dlx_clone_as_memory(out, t, dtype, t->buffer->device, dlx_tensor_memory(t), err);
-  if (*rc != 0) tp->n--;
-  return out;
-}
-
-/* A new temporary = the elements first..last (0-based, inclusive) of the 1-d t (a view). */
-static dlx_tensor *slice(temps *tp, int *rc, const dlx_tensor *t, int64_t first, int64_t last,
-                         dlx_error *err) {
-  dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
-  *rc = dlx_slice(out, t, t->ndim - 1, first, last, 1, err);
-  if (*rc != 0) tp->n--;
-  return out;
-}
+#include "core/temps.h"
 
 static int empty_like_on(dlx_tensor *out, const dlx_tensor *on, const int64_t *shape, int32_t ndim,
                          dlx_dtype dtype, dlx_error *err) {
@@ -343,24 +292,26 @@ static int compare_dtype(const dlx_tensor *src, const dlx_tensor *edges_in, dlx_
 static int density_of(dlx_tensor *hist, const dlx_tensor *counts, const dlx_tensor *edges,
                       dlx_error *err) {
   int64_t nb = counts->shape[0];
-  temps tp = {.n = 0};
+  dlx_temps tp = {.n = 0};
   int rc = 0;
-  dlx_tensor *hi = slice(&tp, &rc, edges, 1, nb, err), *lo = slice(&tp, &rc, edges, 0, nb - 1, err);
-  dlx_tensor *width = cast(&tp, &rc, ew2(&tp, &rc, DLX_EW_SUB, tensor_of(hi), tensor_of(lo), err),
-                           DLX_FLOAT64, err);
-  dlx_tensor *f = cast(&tp, &rc, counts, DLX_FLOAT64, err), *total;
-  f = ew2(&tp, &rc, DLX_EW_DIV, tensor_of(f), tensor_of(width), err);
-  if (rc == 0) {
-    total = temp(&tp);
+  dlx_tensor *hi = dlx_temps_slice(&tp, &rc, edges, edges->ndim - 1, 1, nb, err),
+             *lo = dlx_temps_slice(&tp, &rc, edges, edges->ndim - 1, 0, nb - 1, err);
+  dlx_tensor *width = dlx_temps_cast(
+      &tp, &rc, dlx_temps_ew2(&tp, &rc, DLX_EW_SUB, dlx_operand_of(hi), dlx_operand_of(lo), err),
+      DLX_FLOAT64, err);
+  dlx_tensor *f = dlx_temps_cast(&tp, &rc, counts, DLX_FLOAT64, err), *total;
+  f = dlx_temps_ew2(&tp, &rc, DLX_EW_DIV, dlx_operand_of(f), dlx_operand_of(width), err);
+  total = dlx_temps_take(&tp, &rc, err);
+  if (total != NULL) {
     rc = dlx_reduce(total, DLX_REDUCE_SUM, counts, 1, false, err);
-    if (rc != 0) tp.n--;
-    total = cast(&tp, &rc, total, DLX_FLOAT64, err);
-    if (rc == 0) {
-      dlx_operand a = tensor_of(f), b = tensor_of(total);
-      rc = dlx_elementwise(DLX_EW_DIV, &a, &b, NULL, hist, err);
-    }
+    if (rc != 0) dlx_temps_drop(&tp);
   }
-  temps_close(&tp);
+  total = dlx_temps_cast(&tp, &rc, total, DLX_FLOAT64, err);
+  if (rc == 0) {
+    dlx_operand a = dlx_operand_of(f), b = dlx_operand_of(total);
+    rc = dlx_elementwise(DLX_EW_DIV, &a, &b, NULL, hist, err);
+  }
+  dlx_temps_close(&tp);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "core/ops.h"
 #include "core/sort.h"
 #include "core/stats.h"
+#include "core/temps.h"
 
 const char *dlx_row_op_name(dlx_row_op op) {
   static const char *const names[] = {"kthvalue", "median",   "nanmedian",
@@ -116,111 +117,72 @@ static bool sorted_route(dlx_row_op op) {
          op == DLX_ROW_MODE || op == DLX_ROW_QUANTILE || op == DLX_ROW_NANQUANTILE;
 }
 
-/* Temporaries of a pick, closed together. */
-typedef struct temps {
-  dlx_tensor t[48]; /* a quantile takes 21, the rows 4 */
-  int n;
-} temps;
-
-static dlx_tensor *temp(temps *tp) { return &tp->t[tp->n++]; }
-
-static void temps_close(temps *tp) {
-  for (int i = 0; i < tp->n; i++) dlx_tensor_close(&tp->t[i]);
-}
-
-static dlx_operand tensor_of(const dlx_tensor *t) { return (dlx_operand){.tensor = t}; }
-static dlx_operand int_of(int64_t i) {
-  return (dlx_operand){.scalar = {.kind = DLX_KIND_INT, .v.i = i}};
-}
-static dlx_operand float_of(double f) {
-  return (dlx_operand){.scalar = {.kind = DLX_KIND_FLOAT, .v.f = f}};
-}
-
-/* *out (a new temporary) = op(a, b) (b NULL: unary); NULL when rc is already an error. */
-static dlx_tensor *ew(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
-                      dlx_error *err) {
+static dlx_tensor *where(dlx_temps *tp, int *rc, const dlx_tensor *cond, dlx_operand a,
+                         dlx_operand b, dlx_error *err) {
+  dlx_operand in[3] = {dlx_operand_of(cond), a, b};
   dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
-  *rc = dlx_elementwise(op, &a, b, NULL, out, err);
-  if (*rc != 0) tp->n--;
-  return out;
-}
-
-static dlx_tensor *ew2(temps *tp, int *rc, dlx_ew_op op, dlx_operand a, dlx_operand b,
-                       dlx_error *err) {
-  return ew(tp, rc, op, a, &b, err);
-}
-
-static dlx_tensor *where(temps *tp, int *rc, const dlx_tensor *cond, dlx_operand a, dlx_operand b,
-                         dlx_error *err) {
-  dlx_operand in[3] = {tensor_of(cond), a, b};
-  dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
-  if (*rc != 0) tp->n--;
-  return out;
-}
-
-/* t cast to dtype (a new temporary). */
-static dlx_tensor *cast(temps *tp, int *rc, const dlx_tensor *t, dlx_dtype dtype, dlx_error *err) {
-  dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
-  *rc = dlx_clone_as_memory(out, t, dtype, t->buffer->device, dlx_tensor_memory(t), err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
 /* The [rows, 1] int64 count of NaN of each row of rows. */
-static dlx_tensor *row_nans(temps *tp, int *rc, const dlx_tensor *rows, dlx_error *err) {
-  dlx_tensor *nan = ew(tp, rc, DLX_EW_ISNAN, tensor_of(rows), NULL, err), *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+static dlx_tensor *row_nans(dlx_temps *tp, int *rc, const dlx_tensor *rows, dlx_error *err) {
+  dlx_tensor *nan = dlx_temps_ew(tp, rc, DLX_EW_ISNAN, dlx_operand_of(rows), NULL, err), *out;
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_reduce(out, DLX_REDUCE_SUM, nan, UINT64_C(1) << 1, true, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
 /* out (a new temporary) = src gathered along dim 1 at the 0-based positions pos, clamped into
  * [0, m - 1] (m: a tensor, or the row length when NULL). */
-static dlx_tensor *pick(temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *pos,
+static dlx_tensor *pick(dlx_temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *pos,
                         const dlx_tensor *m_less1, int64_t n, dlx_error *err) {
   dlx_tensor *at, *out;
-  at = m_less1 != NULL ? ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), tensor_of(m_less1), err)
-                       : ew2(tp, rc, DLX_EW_MINIMUM, tensor_of(pos), int_of(n - 1), err);
-  at = ew2(tp, rc, DLX_EW_MAXIMUM, tensor_of(at), int_of(0), err);
-  at = ew2(tp, rc, DLX_EW_ADD, tensor_of(at), int_of(1), err); /* 1-based */
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  at =
+      m_less1 != NULL
+          ? dlx_temps_ew2(tp, rc, DLX_EW_MINIMUM, dlx_operand_of(pos), dlx_operand_of(m_less1), err)
+          : dlx_temps_ew2(tp, rc, DLX_EW_MINIMUM, dlx_operand_of(pos), dlx_operand_int(n - 1), err);
+  at = dlx_temps_ew2(tp, rc, DLX_EW_MAXIMUM, dlx_operand_of(at), dlx_operand_int(0), err);
+  at = dlx_temps_ew2(tp, rc, DLX_EW_ADD, dlx_operand_of(at), dlx_operand_int(1), err); /* 1-based */
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_gather(out, src, 1, at, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
 /* KTH, MEDIAN, NANMEDIAN of req's rows into values and indices ([rows, 1]). */
 static int sorted_ranks(const dlx_row_request *req, const dlx_tensor *sv, const dlx_tensor *si,
-                        temps *tp, dlx_error *err) {
+                        dlx_temps *tp, dlx_error *err) {
   int64_t n = req->src->shape[1];
   int rc = 0;
   dlx_tensor *rank, *v, *i;
   if (req->op == DLX_ROW_KTH) {
     int64_t one[2] = {req->src->shape[0], 1};
     dlx_scalar k = {.kind = DLX_KIND_INT, .v.i = req->k};
-    rank = temp(tp);
-    rc = empty_on(rank, req->src, one, 2, DLX_INT64, err);
-    if (rc != 0) tp->n--;
+    rank = dlx_temps_take(tp, &rc, err);
+    if (rank != NULL) {
+      rc = empty_on(rank, req->src, one, 2, DLX_INT64, err);
+      if (rc != 0) dlx_temps_drop(tp);
+    }
     if (rc == 0) rc = dlx_fill(rank, &k, err);
   } else {
     dlx_tensor *nan = row_nans(tp, &rc, req->src, err);
-    dlx_tensor *m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+    dlx_tensor *m =
+        dlx_temps_ew2(tp, &rc, DLX_EW_SUB, dlx_operand_int(n), dlx_operand_of(nan), err);
     if (req->op == DLX_ROW_MEDIAN) { /* a row with NaN: its first NaN, at rank m */
-      dlx_tensor *has_nan = ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
-      rank = where(tp, &rc, has_nan, tensor_of(m), int_of((n - 1) / 2), err);
+      dlx_tensor *has_nan =
+          dlx_temps_ew2(tp, &rc, DLX_EW_GT, dlx_operand_of(nan), dlx_operand_int(0), err);
+      rank = where(tp, &rc, has_nan, dlx_operand_of(m), dlx_operand_int((n - 1) / 2), err);
     } else { /* (m - 1) // 2, 0 when m = 0 (pick clamps it) */
-      rank = ew2(tp, &rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
-      rank = ew2(tp, &rc, DLX_EW_FLOOR_DIVIDE, tensor_of(rank), int_of(2), err);
+      rank = dlx_temps_ew2(tp, &rc, DLX_EW_SUB, dlx_operand_of(m), dlx_operand_int(1), err);
+      rank = dlx_temps_ew2(tp, &rc, DLX_EW_FLOOR_DIVIDE, dlx_operand_of(rank), dlx_operand_int(2),
+                           err);
     }
   }
   v = pick(tp, &rc, sv, rank, NULL, n, err);
@@ -231,83 +193,89 @@ static int sorted_ranks(const dlx_row_request *req, const dlx_tensor *sv, const 
 }
 
 /* Quantile q of the sorted rows sv (float64 results, [rows, 1]); m: the elements taken. */
-static dlx_tensor *sorted_quantile(temps *tp, int *rc, const dlx_tensor *sv, const dlx_tensor *m,
-                                   double q, dlx_interpolation how, dlx_error *err) {
+static dlx_tensor *sorted_quantile(dlx_temps *tp, int *rc, const dlx_tensor *sv,
+                                   const dlx_tensor *m, double q, dlx_interpolation how,
+                                   dlx_error *err) {
   int64_t n = sv->shape[1];
-  dlx_tensor *m1 = ew2(tp, rc, DLX_EW_SUB, tensor_of(m), int_of(1), err);
-  dlx_tensor *rank =
-      ew2(tp, rc, DLX_EW_MUL, tensor_of(cast(tp, rc, m1, DLX_FLOAT64, err)), float_of(q), err);
+  dlx_tensor *m1 = dlx_temps_ew2(tp, rc, DLX_EW_SUB, dlx_operand_of(m), dlx_operand_int(1), err);
+  dlx_tensor *rank = dlx_temps_ew2(tp, rc, DLX_EW_MUL,
+                                   dlx_operand_of(dlx_temps_cast(tp, rc, m1, DLX_FLOAT64, err)),
+                                   dlx_operand_float(q), err);
   dlx_ew_op round = how == DLX_INTERP_HIGHER    ? DLX_EW_CEIL
                     : how == DLX_INTERP_NEAREST ? DLX_EW_ROUND
                                                 : DLX_EW_FLOOR;
-  dlx_tensor *lo = ew(tp, rc, round, tensor_of(rank), NULL, err);
-  dlx_tensor *lo_i = cast(tp, rc, lo, DLX_INT64, err);
-  dlx_tensor *a = cast(tp, rc, pick(tp, rc, sv, lo_i, m1, n, err), DLX_FLOAT64, err);
+  dlx_tensor *lo = dlx_temps_ew(tp, rc, round, dlx_operand_of(rank), NULL, err);
+  dlx_tensor *lo_i = dlx_temps_cast(tp, rc, lo, DLX_INT64, err);
+  dlx_tensor *a = dlx_temps_cast(tp, rc, pick(tp, rc, sv, lo_i, m1, n, err), DLX_FLOAT64, err);
   dlx_tensor *whole, *hi_i, *b, *w;
   dlx_operand lerp[3];
   if (how != DLX_INTERP_LINEAR && how != DLX_INTERP_MIDPOINT) return a;
-  whole = ew2(tp, rc, DLX_EW_EQ, tensor_of(rank), tensor_of(lo), err);
-  hi_i = where(tp, rc, whole, tensor_of(lo_i),
-               tensor_of(ew2(tp, rc, DLX_EW_ADD, tensor_of(lo_i), int_of(1), err)), err);
-  b = cast(tp, rc, pick(tp, rc, sv, hi_i, m1, n, err), DLX_FLOAT64, err);
-  w = how == DLX_INTERP_MIDPOINT ? where(tp, rc, whole, float_of(0), float_of(0.5), err)
-                                 : ew2(tp, rc, DLX_EW_SUB, tensor_of(rank), tensor_of(lo), err);
+  whole = dlx_temps_ew2(tp, rc, DLX_EW_EQ, dlx_operand_of(rank), dlx_operand_of(lo), err);
+  hi_i = where(tp, rc, whole, dlx_operand_of(lo_i),
+               dlx_operand_of(dlx_temps_ew2(tp, rc, DLX_EW_ADD, dlx_operand_of(lo_i),
+                                            dlx_operand_int(1), err)),
+               err);
+  b = dlx_temps_cast(tp, rc, pick(tp, rc, sv, hi_i, m1, n, err), DLX_FLOAT64, err);
+  w = how == DLX_INTERP_MIDPOINT
+          ? where(tp, rc, whole, dlx_operand_float(0), dlx_operand_float(0.5), err)
+          : dlx_temps_ew2(tp, rc, DLX_EW_SUB, dlx_operand_of(rank), dlx_operand_of(lo), err);
   if (*rc != 0) return NULL;
-  lerp[0] = tensor_of(a);
-  lerp[1] = tensor_of(b);
-  lerp[2] = tensor_of(w);
-  a = temp(tp);
+  lerp[0] = dlx_operand_of(a);
+  lerp[1] = dlx_operand_of(b);
+  lerp[2] = dlx_operand_of(w);
+  a = dlx_temps_take(tp, rc, err);
+  if (a == NULL) return NULL;
   *rc = dlx_elementwise_n(DLX_EW_LERP, lerp, NULL, a, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return a;
 }
 
 /* QUANTILE, NANQUANTILE of req's rows into values ([rows, nq]), a column a quantile. */
-static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, temps *tp,
+static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, dlx_temps *tp,
                             dlx_error *err) {
   int64_t n = req->src->shape[1];
   int rc = 0;
   dlx_tensor *nan = row_nans(tp, &rc, req->src, err), *m, *none;
   bool ignore = req->op == DLX_ROW_NANQUANTILE;
-  m = ew2(tp, &rc, DLX_EW_SUB, int_of(n), tensor_of(nan), err);
+  m = dlx_temps_ew2(tp, &rc, DLX_EW_SUB, dlx_operand_int(n), dlx_operand_of(nan), err);
   /* rows without a quantile: all NaN, or (quantile) any NaN */
-  none = ignore ? ew2(tp, &rc, DLX_EW_EQ, tensor_of(m), int_of(0), err)
-                : ew2(tp, &rc, DLX_EW_GT, tensor_of(nan), int_of(0), err);
+  none = ignore ? dlx_temps_ew2(tp, &rc, DLX_EW_EQ, dlx_operand_of(m), dlx_operand_int(0), err)
+                : dlx_temps_ew2(tp, &rc, DLX_EW_GT, dlx_operand_of(nan), dlx_operand_int(0), err);
   for (int64_t i = 0; rc == 0 && i < req->nq; i++) {
     int mark = tp->n;
     dlx_tensor *v = sorted_quantile(tp, &rc, sv, m, req->q[i], req->interpolation, err), column;
-    v = where(tp, &rc, none, float_of(NAN), tensor_of(v), err);
+    v = where(tp, &rc, none, dlx_operand_float(NAN), dlx_operand_of(v), err);
     if (rc == 0) rc = dlx_slice(&column, req->values, 1, i, i, 1, err);
     if (rc == 0) {
       rc = dlx_copy(&column, v, err);
       dlx_tensor_close(&column);
     }
-    while (tp->n > mark) dlx_tensor_close(&tp->t[--tp->n]); /* this quantile's temporaries */
+    dlx_temps_close_to(tp, mark); /* this quantile's temporaries */
   }
   return rc;
 }
 
 /* Columns [first, last] of the [rows, n] tensor t (a view, a new temporary). */
-static dlx_tensor *columns(temps *tp, int *rc, const dlx_tensor *t, int64_t first, int64_t last,
+static dlx_tensor *columns(dlx_temps *tp, int *rc, const dlx_tensor *t, int64_t first, int64_t last,
                            dlx_error *err) {
   dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_slice(out, t, 1, first, last, 1, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
 /* A new [rows, n] temporary of dtype on src's device, filled with value. */
-static dlx_tensor *full(temps *tp, int *rc, const dlx_tensor *src, dlx_dtype dtype, int64_t value,
-                        dlx_error *err) {
+static dlx_tensor *full(dlx_temps *tp, int *rc, const dlx_tensor *src, dlx_dtype dtype,
+                        int64_t value, dlx_error *err) {
   dlx_scalar v = {.kind = DLX_KIND_INT, .v.i = value};
   dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = empty_on(out, src, src->shape, 2, dtype, err);
   if (*rc != 0) {
-    tp->n--;
+    dlx_temps_drop(tp);
     return NULL;
   }
   *rc = dlx_fill(out, &v, err);
@@ -315,22 +283,22 @@ static dlx_tensor *full(temps *tp, int *rc, const dlx_tensor *src, dlx_dtype dty
 }
 
 /* src gathered along dim 1 at the 1-based places at (a new temporary). */
-static dlx_tensor *gathered(temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *at,
+static dlx_tensor *gathered(dlx_temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *at,
                             dlx_error *err) {
   dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_gather(out, src, 1, at, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
-static dlx_tensor *cumsum(temps *tp, int *rc, const dlx_tensor *t, dlx_error *err) {
+static dlx_tensor *cumsum(dlx_temps *tp, int *rc, const dlx_tensor *t, dlx_error *err) {
   dlx_tensor *out;
-  if (*rc != 0) return NULL;
-  out = temp(tp);
+  out = dlx_temps_take(tp, rc, err);
+  if (out == NULL) return NULL;
   *rc = dlx_along_dim(out, DLX_DIM_CUMSUM, t, 1, err);
-  if (*rc != 0) tp->n--;
+  if (*rc != 0) dlx_temps_drop(tp);
   return out;
 }
 
@@ -340,21 +308,23 @@ static dlx_tensor *cumsum(temps *tp, int *rc, const dlx_tensor *t, dlx_error *er
  * (the smallest value) ends at the running sum of the lengths up to it, and the element there
  * is the value's last occurrence in the row: the CPU's value and index. */
 static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const dlx_tensor *si,
-                       temps *tp, dlx_error *err) {
+                       dlx_temps *tp, dlx_error *err) {
   int64_t n = req->src->shape[1];
   int rc = 0;
   dlx_tensor *start = full(tp, &rc, req->src, DLX_BOOL, 1, err), *later, *id, *len, *ones, *ends;
   dlx_tensor *best = NULL, *end, *v, *i;
   if (n > 1) {
     dlx_tensor *hi = columns(tp, &rc, sv, 1, n - 1, err), *lo = columns(tp, &rc, sv, 0, n - 2, err);
-    dlx_tensor *differ = ew2(tp, &rc, DLX_EW_NE, tensor_of(hi), tensor_of(lo), err);
+    dlx_tensor *differ =
+        dlx_temps_ew2(tp, &rc, DLX_EW_NE, dlx_operand_of(hi), dlx_operand_of(lo), err);
     if (dlx_dtype_kind(sv->dtype) == DLX_KIND_FLOAT) { /* NaN continues a run of NaN */
-      dlx_tensor *hi_nan = ew(tp, &rc, DLX_EW_ISNAN, tensor_of(hi), NULL, err);
-      dlx_tensor *lo_nan = ew(tp, &rc, DLX_EW_ISNAN, tensor_of(lo), NULL, err);
-      dlx_tensor *both =
-          ew2(tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(hi_nan), tensor_of(lo_nan), err);
-      both = ew(tp, &rc, DLX_EW_LOGICAL_NOT, tensor_of(both), NULL, err);
-      differ = ew2(tp, &rc, DLX_EW_LOGICAL_AND, tensor_of(differ), tensor_of(both), err);
+      dlx_tensor *hi_nan = dlx_temps_ew(tp, &rc, DLX_EW_ISNAN, dlx_operand_of(hi), NULL, err);
+      dlx_tensor *lo_nan = dlx_temps_ew(tp, &rc, DLX_EW_ISNAN, dlx_operand_of(lo), NULL, err);
+      dlx_tensor *both = dlx_temps_ew2(tp, &rc, DLX_EW_LOGICAL_AND, dlx_operand_of(hi_nan),
+                                       dlx_operand_of(lo_nan), err);
+      both = dlx_temps_ew(tp, &rc, DLX_EW_LOGICAL_NOT, dlx_operand_of(both), NULL, err);
+      differ = dlx_temps_ew2(tp, &rc, DLX_EW_LOGICAL_AND, dlx_operand_of(differ),
+                             dlx_operand_of(both), err);
     }
     later = columns(tp, &rc, start, 1, n - 1, err);
     if (rc == 0) rc = dlx_copy(later, differ, err);
@@ -364,10 +334,10 @@ static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const d
   ones = full(tp, &rc, req->src, DLX_INT64, 1, err);
   if (rc == 0) rc = dlx_scatter(len, 1, id, ones, true, err);
   ends = cumsum(tp, &rc, len, err); /* the 1-based last place of each run */
-  if (rc == 0) {
-    best = temp(tp);
+  best = dlx_temps_take(tp, &rc, err);
+  if (best != NULL) {
     rc = dlx_reduce(best, DLX_REDUCE_ARGMAX, len, UINT64_C(1) << 1, true, err);
-    if (rc != 0) tp->n--;
+    if (rc != 0) dlx_temps_drop(tp);
   }
   end = gathered(tp, &rc, ends, best, err);
   v = gathered(tp, &rc, sv, end, err);
@@ -380,7 +350,7 @@ static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const d
 
 /* req on a device with sort_rows but no row_op. */
 static int run_sorted(const dlx_row_request *req, dlx_error *err) {
-  temps tp = {.n = 0};
+  dlx_temps tp = {.n = 0};
   dlx_tensor sv, si;
   int rc;
   if (!sorted_route(req->op))
@@ -393,7 +363,7 @@ static int run_sorted(const dlx_row_request *req, dlx_error *err) {
     rc = sorted_mode(req, &sv, &si, &tp, err);
   else
     rc = sorted_ranks(req, &sv, &si, &tp, err);
-  temps_close(&tp);
+  dlx_temps_close(&tp);
   dlx_tensor_close(&sv);
   dlx_tensor_close(&si);
   return rc;
