@@ -1,6 +1,7 @@
 --- dlx.conv: convolutions on core.conv (src/core/conv.c, composed of copies and the matrix
 --- product, so every device with matmul runs them): PyTorch's dlx.conv1d, conv2d and conv3d,
 --- and NumPy's dlx.convolve and dlx.correlate (docs/lua-api.md#convolutions).
+local check = require "dlx.check"
 local raise = require "dlx.raise"
 
 local M = {}
@@ -8,20 +9,7 @@ local M = {}
 local function shape_text(t) return "[" .. table.concat(t.shape, ", ") .. "]" end
 
 function M.install(dlx, core)
-  local function check_tensor(name, v, what)
-    if not core.is_tensor(v) then
-      raise("TypeError", "%s: %s must be a tensor, not a %s", name, what, type(v))
-    end
-  end
-
-  local function check_integer(name, v, what)
-    if type(v) ~= "number" then
-      raise("TypeError", "%s: %s must be an integer, not a %s", name, what, type(v))
-    end
-    local i = math.tointeger(v)
-    if i == nil then raise("ValueError", "%s: %s must be an integer, got %s", name, what, v) end
-    return i
-  end
+  local check_tensor, check_integer = check.tensor, check.integer
 
   -- An integer, or a list of n of them, as a list of n integers (PyTorch's _pair and _triple).
   local function check_sizes(name, v, n, what)

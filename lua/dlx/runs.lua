@@ -1,6 +1,7 @@
 --- dlx.runs: t:unique_consecutive (the runs of equal elements or slices) and t:argwhere (the
 --- positions of the nonzero elements), built from comparisons, sums, nonzero and index_select, so
 --- they run on every device without kernels of their own (docs/lua-api.md).
+local check = require "dlx.check"
 local raise = require "dlx.raise"
 
 local M = {}
@@ -8,25 +9,8 @@ local M = {}
 function M.install(dlx, core)
   local Tensor = core.Tensor
 
-  local function check_tensor(name, v)
-    if not core.is_tensor(v) then
-      raise("TypeError", "%s: t must be a tensor, not a %s", name, type(v))
-    end
-  end
-
-  -- A 1-based or negative dim of an ndim-d tensor, as a 1-based dim.
-  local function check_dim(name, d, ndim)
-    if type(d) ~= "number" then
-      raise("TypeError", "%s: dim must be an integer, not a %s", name, type(d))
-    end
-    local i = math.tointeger(d)
-    if i == nil then raise("ValueError", "%s: dim must be an integer, got %s", name, d) end
-    if ndim == 0 then raise("ValueError", "%s: a 0-d tensor has no dim %d", name, i) end
-    if i >= 1 and i <= ndim then return i end
-    if i < 0 and i >= -ndim then return ndim + i + 1 end
-    raise("ValueError", "%s: dim %d out of range for a %d-d tensor (expected -%d..%d, not 0)",
-      name, i, ndim, ndim, ndim)
-  end
+  local function check_tensor(name, v) check.tensor(name, v, "t") end
+  local check_dim = check.dim
 
   local function flag(opts, key)
     local v = opts[key]

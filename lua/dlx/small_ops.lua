@@ -1,6 +1,7 @@
 --- dlx.small_ops: small ops built from views and other ops, so they run on every device without
 --- kernels of their own (docs/lua-api.md): t:movedim, t:rot90, dlx.meshgrid and
 --- dlx.broadcast_tensors (views); t:roll, t:diff, dlx.dist and t:renorm (new tensors).
+local check = require "dlx.check"
 local raise = require "dlx.raise"
 
 local M = {}
@@ -13,31 +14,7 @@ local COMPLEX = { complex64 = true, complex128 = true }
 function M.install(dlx, core)
   local Tensor = core.Tensor
 
-  local function check_tensor(name, v, what)
-    if not core.is_tensor(v) then
-      raise("TypeError", "%s: %s must be a tensor, not a %s", name, what, type(v))
-    end
-  end
-
-  -- An integer (2.0 too, as the C functions take it): TypeError for other types, ValueError for
-  -- other numbers.
-  local function check_integer(name, v, what)
-    if type(v) ~= "number" then
-      raise("TypeError", "%s: %s must be an integer, not a %s", name, what, type(v))
-    end
-    local i = math.tointeger(v)
-    if i == nil then raise("ValueError", "%s: %s must be an integer, got %s", name, what, v) end
-    return i
-  end
-
-  -- A 1-based or negative dim of an ndim-d tensor, as a 1-based dim.
-  local function check_dim(name, d, ndim)
-    d = check_integer(name, d, "dim")
-    if d >= 1 and d <= ndim then return d end
-    if d < 0 and d >= -ndim then return ndim + d + 1 end
-    raise("ValueError", "%s: dim %d out of range for a %d-d tensor (expected -%d..%d, not 0)",
-      name, d, ndim, ndim, ndim)
-  end
+  local check_tensor, check_integer, check_dim = check.tensor, check.integer, check.dim
 
   -- A dim or a list of dims, as a list of distinct 1-based dims.
   local function check_dims(name, dims, ndim, what)
