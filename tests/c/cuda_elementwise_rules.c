@@ -36,14 +36,6 @@ static const dlx_dtype kdtypes[] = {
 
 static dlx_dtype random_computable(void) { return (dlx_dtype)rnd_below(DLX_COMPLEX128 + 1); }
 
-static dlx_tensor cpu_vector(dlx_dtype dtype, int64_t n) {
-  DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor t;
-  int64_t shape[1] = {n};
-  dlx_tensor_empty(&t, shape, 1, dtype, cpu, NULL);
-  return t;
-}
-
 static void fill_random(dlx_tensor *t) {
   unsigned char *p = t->buffer->data;
   size_t bytes = (size_t)(dlx_tensor_numel(t) * dlx_itemsize(t->dtype));
@@ -235,10 +227,7 @@ static void check_coverage(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_elementwise_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_elementwise_rules", UINT64_C(0x9E3779B97F4A7C15));
   check_coverage();
   for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
     if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) continue;
