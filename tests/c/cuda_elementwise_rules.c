@@ -23,6 +23,7 @@
 #include "cpu/elementwise_ternary.h"
 #include "cpu_test_util.h"
 #include "cuda/kernels.h"
+#include "ulp.h"
 
 void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
                     const void *const *in, const int *in_dtype);
@@ -65,20 +66,12 @@ static void as_doubles(const void *p, dlx_dtype dtype, double out[2]) {
   dlx_tensor_close(&dst);
 }
 
-/* The distance in ulps of two floats of dtype (float16, bfloat16, float32, float64): their bits
- * as ordered integers; 0 for two NaNs. */
+/* The distance in ulps of two floats of dtype (ulp.h). */
 static uint64_t ulp_distance(const void *a, const void *b, dlx_dtype dtype) {
-  int64_t size = dlx_itemsize(dtype);
-  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
   double g[2], w[2];
   as_doubles(a, dtype, g);
   as_doubles(b, dtype, w);
-  if (isnan(g[0]) || isnan(w[0])) return isnan(g[0]) && isnan(w[0]) ? 0 : UINT64_MAX;
-  memcpy(&x, a, (size_t)size);
-  memcpy(&y, b, (size_t)size);
-  x = x & sign ? sign - (x & ~sign) : sign + x; /* (little-endian) */
-  y = y & sign ? sign - (y & ~sign) : sign + y;
-  return x > y ? x - y : y - x;
+  return ulp_distance_of(a, b, dtype, isnan(g[0]), isnan(w[0]));
 }
 
 static int same_result(const void *got, const void *want, dlx_dtype dtype, int approx,
