@@ -1,5 +1,6 @@
-/* cpu_test_util.h -- helpers shared by the CPU backend's C tests: a seeded random generator, and
- * buffers and tensor views over the backend's own memory. */
+/* cpu_test_util.h -- helpers shared by the CPU backend's C tests and the cuda_*_rules checks: a
+ * seeded random generator (its seed from DLX_TEST_SEED or the test's own), and buffers, vectors
+ * and tensor views over the backend's own memory. */
 #ifndef DLX_TESTS_CPU_TEST_UTIL_H
 #define DLX_TESTS_CPU_TEST_UTIL_H
 
