@@ -23,6 +23,7 @@
 #include "cpu/elementwise_ternary.h"
 #include "cpu_test_util.h"
 #include "cuda/kernels.h"
+#include "ulp.h"
 
 void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
                     const void *const *in, const int *in_dtype);
@@ -35,14 +36,6 @@ static const dlx_dtype kdtypes[] = {
 #define NKDTYPES (sizeof kdtypes / sizeof kdtypes[0])
 
 static dlx_dtype random_computable(void) { return (dlx_dtype)rnd_below(DLX_COMPLEX128 + 1); }
-
-static dlx_tensor cpu_vector(dlx_dtype dtype, int64_t n) {
-  DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor t;
-  int64_t shape[1] = {n};
-  dlx_tensor_empty(&t, shape, 1, dtype, cpu, NULL);
-  return t;
-}
 
 static void fill_random(dlx_tensor *t) {
   unsigned char *p = t->buffer->data;
@@ -73,20 +66,12 @@ static void as_doubles(const void *p, dlx_dtype dtype, double out[2]) {
   dlx_tensor_close(&dst);
 }
 
-/* The distance in ulps of two floats of dtype (float16, bfloat16, float32, float64): their bits
- * as ordered integers; 0 for two NaNs. */
+/* The distance in ulps of two floats of dtype (ulp.h). */
 static uint64_t ulp_distance(const void *a, const void *b, dlx_dtype dtype) {
-  int64_t size = dlx_itemsize(dtype);
-  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
   double g[2], w[2];
   as_doubles(a, dtype, g);
   as_doubles(b, dtype, w);
-  if (isnan(g[0]) || isnan(w[0])) return isnan(g[0]) && isnan(w[0]) ? 0 : UINT64_MAX;
-  memcpy(&x, a, (size_t)size);
-  memcpy(&y, b, (size_t)size);
-  x = x & sign ? sign - (x & ~sign) : sign + x; /* (little-endian) */
-  y = y & sign ? sign - (y & ~sign) : sign + y;
-  return x > y ? x - y : y - x;
+  return ulp_distance_of(a, b, dtype, isnan(g[0]), isnan(w[0]));
 }
 
 static int same_result(const void *got, const void *want, dlx_dtype dtype, int approx,
@@ -235,10 +220,7 @@ static void check_coverage(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_elementwise_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_elementwise_rules", UINT64_C(0x9E3779B97F4A7C15));
   check_coverage();
   for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
     if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) continue;
