@@ -134,23 +134,20 @@ void dlx_cuda_pool_free(int32_t device_id, void *ptr) {
   pthread_mutex_unlock(&pool_lock);
 }
 
-size_t dlx_cuda_memory_allocated(int32_t device_id) {
+/* The bytes a device's pool has handed out (or, with cached, keeps for reuse); 0 for an id out
+ * of range. */
+static size_t pool_bytes(int32_t device_id, bool cached) {
   size_t n;
   if (device_id < 0 || device_id >= DLX_CUDA_MAX_DEVICES) return 0;
   pthread_mutex_lock(&pool_lock);
-  n = pools[device_id].allocated;
+  n = cached ? pools[device_id].cached : pools[device_id].allocated;
   pthread_mutex_unlock(&pool_lock);
   return n;
 }
 
-size_t dlx_cuda_memory_cached(int32_t device_id) {
-  size_t n;
-  if (device_id < 0 || device_id >= DLX_CUDA_MAX_DEVICES) return 0;
-  pthread_mutex_lock(&pool_lock);
-  n = pools[device_id].cached;
-  pthread_mutex_unlock(&pool_lock);
-  return n;
-}
+size_t dlx_cuda_memory_allocated(int32_t device_id) { return pool_bytes(device_id, false); }
+
+size_t dlx_cuda_memory_cached(int32_t device_id) { return pool_bytes(device_id, true); }
 
 int dlx_cuda_empty_cache(dlx_error *err) {
   int count = dlx_cuda_device_count();
