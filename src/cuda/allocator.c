@@ -149,11 +149,16 @@ size_t dlx_cuda_memory_allocated(int32_t device_id) { return pool_bytes(device_i
 
 size_t dlx_cuda_memory_cached(int32_t device_id) { return pool_bytes(device_id, true); }
 
+/* Only the devices whose pool holds blocks are made current: making a device current makes a
+ * context on it, which costs memory there and fails on a GPU that another process holds in
+ * exclusive mode. */
 int dlx_cuda_empty_cache(dlx_error *err) {
   int count = dlx_cuda_device_count();
   for (int32_t id = 0; id < count; id++) {
     dlx_cuda_guard guard;
-    int rc = dlx_cuda_enter(id, &guard, err);
+    int rc;
+    if (pool_bytes(id, true) == 0) continue;
+    rc = dlx_cuda_enter(id, &guard, err);
     if (rc != 0) return rc;
     pthread_mutex_lock(&pool_lock);
     release_cached(&pools[id]);
