@@ -374,6 +374,8 @@ def thread_checks():
                 local s = dlx.stream("cuda:0")
                 local a = dlx.full({{256, 256}}, {v}, {{dtype = "float32", device = "cuda"}})
                 local b = dlx.full({{256, 256}}, 2, {{dtype = "float32", device = "cuda"}})
+                -- the fills ran on the default stream, which s (non-blocking) does not wait for
+                dlx.cuda.synchronize()
                 local ok = true
                 s:use(function()
                   for _ = 1, 50 do
