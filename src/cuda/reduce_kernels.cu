@@ -55,34 +55,37 @@ template <typename V> __device__ bool is_nan(V v) { return v != v; }
 
 template <typename V> struct Limits;
 template <> struct Limits<float> {
-  __device__ static float lowest() { return -INFINITY; }
-  __device__ static float highest() { return INFINITY; }
+  __host__ __device__ static float lowest() { return -INFINITY; }
+  __host__ __device__ static float highest() { return INFINITY; }
 };
 template <> struct Limits<double> {
-  __device__ static double lowest() { return -(double)INFINITY; }
-  __device__ static double highest() { return (double)INFINITY; }
+  __host__ __device__ static double lowest() { return -(double)INFINITY; }
+  __host__ __device__ static double highest() { return (double)INFINITY; }
 };
 template <> struct Limits<long long> {
-  __device__ static long long lowest() { return -0x7fffffffffffffffLL - 1; }
-  __device__ static long long highest() { return 0x7fffffffffffffffLL; }
+  __host__ __device__ static long long lowest() { return -0x7fffffffffffffffLL - 1; }
+  __host__ __device__ static long long highest() { return 0x7fffffffffffffffLL; }
 };
 template <> struct Limits<unsigned long long> {
-  __device__ static unsigned long long lowest() { return 0; }
-  __device__ static unsigned long long highest() { return ~0ULL; }
+  __host__ __device__ static unsigned long long lowest() { return 0; }
+  __host__ __device__ static unsigned long long highest() { return ~0ULL; }
 };
 
-// ---- the operations: Acc, its identity, one element as an Acc, and the combination
+// ---- the operations: Acc, its identity, one element as an Acc, and the combination. The
+// identities (and the limits they take) are host code too: CUB's full reductions take one as
+// their initial value from the host. (nvcc compiles a host call of a __device__ function in a
+// template to exit(1), without a word: ctest cmake.cuda_cross_calls has clang look for them.)
 
 template <typename V> struct Sum {
   typedef V Acc;
-  __device__ static Acc identity() { return (V)0; }
+  __host__ __device__ static Acc identity() { return (V)0; }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) { return add(a, b); }
 };
 
 template <typename V> struct Prod {
   typedef V Acc;
-  __device__ static Acc identity() { return (V)1; }
+  __host__ __device__ static Acc identity() { return (V)1; }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) { return mul(a, b); }
 };
@@ -90,7 +93,7 @@ template <typename V> struct Prod {
 // Min and Max propagate NaN.
 template <typename V> struct Min {
   typedef V Acc;
-  __device__ static Acc identity() { return Limits<V>::highest(); }
+  __host__ __device__ static Acc identity() { return Limits<V>::highest(); }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) {
     if (is_nan(a)) return a;
@@ -101,7 +104,7 @@ template <typename V> struct Min {
 
 template <typename V> struct Max {
   typedef V Acc;
-  __device__ static Acc identity() { return Limits<V>::lowest(); }
+  __host__ __device__ static Acc identity() { return Limits<V>::lowest(); }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) {
     if (is_nan(a)) return a;
@@ -119,7 +122,7 @@ template <typename V> struct Pair {
 // then the lower position. Commutative and associative, so any combination order agrees.
 template <typename V, bool kIsMax> struct Arg {
   typedef Pair<V> Acc;
-  __device__ static Acc identity() {
+  __host__ __device__ static Acc identity() {
     Acc a = {kIsMax ? Limits<V>::lowest() : Limits<V>::highest(), 0x7fffffffffffffffLL};
     return a;
   }
@@ -138,14 +141,14 @@ template <typename V, bool kIsMax> struct Arg {
 
 struct All {
   typedef bool Acc;
-  __device__ static Acc identity() { return true; }
+  __host__ __device__ static Acc identity() { return true; }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<bool>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) { return a && b; }
 };
 
 struct Any {
   typedef bool Acc;
-  __device__ static Acc identity() { return false; }
+  __host__ __device__ static Acc identity() { return false; }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<bool>(b, i, dt); }
   __device__ static Acc combine(Acc a, Acc b) { return a || b; }
 };
