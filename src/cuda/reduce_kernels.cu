@@ -89,48 +89,31 @@ template <> struct Limits<unsigned long long> {
 // their initial value from the host. (nvcc compiles a host call of a __device__ function in a
 // template to exit(1), without a word: ctest cmake.cuda_cross_calls has clang look for them.)
 
-template <typename V> struct Sum {
+// Sum (kProd false) and Prod.
+template <typename V, bool kProd> struct Arith {
   typedef V Acc;
-  __host__ __device__ static Acc identity() { return (V)0; }
+  __host__ __device__ static Acc identity() { return kProd ? (V)1 : (V)0; }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
     return load_as<V>(b, i, dt);
   }
-  __device__ static Acc combine(Acc a, Acc b) { return add(a, b); }
+  __device__ static Acc combine(Acc a, Acc b) { return kProd ? mul(a, b) : add(a, b); }
 };
+template <typename V> using Sum = Arith<V, false>;
+template <typename V> using Prod = Arith<V, true>;
 
-template <typename V> struct Prod {
+// Min (kIsMax false) and Max, which propagate NaN: a NaN wins over any number.
+template <typename V, bool kIsMax> struct Extreme {
   typedef V Acc;
-  __host__ __device__ static Acc identity() { return (V)1; }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
-    return load_as<V>(b, i, dt);
+  __host__ __device__ static Acc identity() {
+    return kIsMax ? Limits<V>::lowest() : Limits<V>::highest();
   }
-  __device__ static Acc combine(Acc a, Acc b) { return mul(a, b); }
-};
-
-// Min and Max propagate NaN.
-template <typename V> struct Min {
-  typedef V Acc;
-  __host__ __device__ static Acc identity() { return Limits<V>::highest(); }
   __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
     return load_as<V>(b, i, dt);
   }
   __device__ static Acc combine(Acc a, Acc b) {
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
-    return b < a ? b : a;
-  }
-};
-
-template <typename V> struct Max {
-  typedef V Acc;
-  __host__ __device__ static Acc identity() { return Limits<V>::lowest(); }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
-    return load_as<V>(b, i, dt);
-  }
-  __device__ static Acc combine(Acc a, Acc b) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return b > a ? b : a;
+    return (kIsMax ? b > a : b < a) ? b : a;
   }
 };
 
@@ -543,9 +526,9 @@ cudaError_t run_typed(int op, const char *src, int dt, int64_t outer, int64_t ex
   case kProd:
     return run<Prod<V>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
   case kMin:
-    return run<Min<V>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+    return run<Extreme<V, false>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
   case kMax:
-    return run<Max<V>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+    return run<Extreme<V, true>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
   case kArgMin:
     return run<Arg<V, false>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
   case kArgMax:
