@@ -27,6 +27,7 @@
 
 void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dtype, void *dst,
                     const void *const *in, const int *in_dtype);
+int cxx_ew_vectorisable(const dlx_cuda_ew_params *p, int vector_bytes, int out_bytes);
 
 #define N 257
 
@@ -219,9 +220,45 @@ static void check_coverage(void) {
   CHECK(strstr(err.message, "not implemented on cuda:0 yet") != NULL);
 }
 
+/* The choice of the vectorised kernel, which reads each input forward from its element 0: only
+ * for inputs of stride 1 (or 0, read once), aligned; a flipped input (stride -1) read forward
+ * would give other elements, past the end of the view. */
+static void check_vectorisable(void) {
+  static double data[8];
+  dlx_cuda_ew_params p;
+  memset(&p, 0, sizeof p);
+  p.op = DLX_EWK_ADD;
+  p.nin = 2;
+  p.kdtype = p.kout = p.dst_dtype = p.in_dtype[0] = p.in_dtype[1] = DLX_CUDA_FLOAT32;
+  p.ndim = 1;
+  p.numel = 4;
+  p.shape[0] = 4;
+  p.dst = data;
+  p.in[0] = data + 2; /* 16-byte aligned, as data is */
+  p.in[1] = data + 4;
+  p.dst_strides[0] = p.in_strides[0][0] = p.in_strides[1][0] = 1;
+  CHECK(cxx_ew_vectorisable(&p, 16, 16));
+  p.in_strides[1][0] = 0; /* broadcast whole: read once */
+  CHECK(cxx_ew_vectorisable(&p, 16, 16));
+  p.in_strides[1][0] = -1; /* t:flip(1) */
+  CHECK(!cxx_ew_vectorisable(&p, 16, 16));
+  p.in_strides[1][0] = 2;
+  CHECK(!cxx_ew_vectorisable(&p, 16, 16));
+  p.in_strides[1][0] = 1;
+  p.in[1] = (const char *)(data + 4) + 4; /* misaligned view */
+  CHECK(!cxx_ew_vectorisable(&p, 16, 16));
+  p.in[1] = data + 4;
+  p.dst_strides[0] = -1;
+  CHECK(!cxx_ew_vectorisable(&p, 16, 16));
+  p.dst_strides[0] = 1;
+  p.in_dtype[0] = DLX_CUDA_FLOAT64; /* cast on load: the strided kernel */
+  CHECK(!cxx_ew_vectorisable(&p, 16, 16));
+}
+
 int main(void) {
   rnd_seed("cuda_elementwise_rules", UINT64_C(0x9E3779B97F4A7C15));
   check_coverage();
+  check_vectorisable();
   for (int op = 0; op < DLX_EW_NUM_OPS; op++) {
     if (dlx_ewk_op_of((dlx_ew_op)op) == DLX_EWK_NONE) continue;
     for (size_t k = 0; k < NKDTYPES; k++) {
