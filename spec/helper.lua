@@ -277,6 +277,28 @@ function h.without_collector(fn)
   if not ok then error(err, 0) end
 end
 
+--- The element count of a shape (a list of sizes; 1 for {}).
+function h.numel(shape)
+  local n = 1
+  for _, s in ipairs(shape) do n = n * s end
+  return n
+end
+
+--- The values of tensor t in row-major order (its totable() flattened; a complex value stays
+-- one {re =, im =} table).
+function h.flat(t)
+  local out = {}
+  local function walk(v)
+    if type(v) ~= "table" or v.re ~= nil then
+      out[#out + 1] = v
+      return
+    end
+    for _, x in ipairs(v) do walk(x) end
+  end
+  walk(t:totable())
+  return out
+end
+
 function h.shape_of(t)
   local shape = {}
   while type(t) == "table" and t.re == nil do

@@ -1,27 +1,32 @@
---- What the property specs against NumPy share: finding a Python with NumPy, the run of a
---- reference script over a file of cases, and the comparison of values in row-major order.
+--- What the property specs against NumPy share: an input given to both (its text for the
+--- reference script and the dlx tensor), finding a Python with NumPy, the run of a reference
+--- script over a file of cases, and the comparison of values in row-major order.
+local h = require "spec.helper"
+local dlx = h.dlx
+
 local N = {}
 
 function N.pick(list) return list[math.random(#list)] end
 
-function N.numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+-- (spec/helper.lua's, under the names these specs use)
+N.numel, N.flat = h.numel, h.flat
 
---- The values of tensor t in row-major order (its totable() flattened).
-function N.flat(t)
-  local out = {}
-  local function walk(v)
-    if type(v) ~= "table" then
-      out[#out + 1] = v
-      return
-    end
-    for _, x in ipairs(v) do walk(x) end
+--- An input of the given values (a row-major list; booleans as 0 and 1): its field for the
+--- reference script ("dtype|shape|values", NaN written "nan") and the dlx tensor, sometimes a
+--- transposed or flipped view of a copy (the same values in another layout).
+function N.input(dtype, shape, values)
+  local data = {}
+  for i, v in ipairs(values) do data[i] = dtype == "bool" and v == 1 or v end
+  local t = dlx.tensor(data, { dtype = dtype }):view(shape)
+  local r = math.random()
+  if #shape >= 2 and r < 0.3 then
+    t = t:transpose(1, 2):contiguous():transpose(1, 2)
+  elseif #shape >= 1 and r < 0.5 then
+    t = t:flip(1):contiguous():flip(1)
   end
-  walk(t:totable())
-  return out
+  local text = {}
+  for i, v in ipairs(values) do text[i] = v ~= v and "nan" or ("%.17g"):format(v) end
+  return table.concat({ dtype, table.concat(shape, ","), table.concat(text, " ") }, "|"), t
 end
 
 --- A shell command for a Python that imports numpy (DLX_PYTHON, python3, /usr/bin/python3), or

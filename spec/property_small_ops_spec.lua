@@ -34,23 +34,11 @@ local function value(dtype, divisor)
   return float and math.random(-40, 40) / 4 or math.random(-9, 9)
 end
 
--- An input: its field for NumPy and the dlx tensor (sometimes a transposed or flipped view of a
--- copy, with the same values).
+-- An input: its field for NumPy and the dlx tensor (N.input).
 local function random_input(dtype, shape, divisor)
   local values = {}
   for i = 1, numel(shape) do values[i] = value(dtype, divisor) end
-  local data = {}
-  for i, v in ipairs(values) do data[i] = dtype == "bool" and v == 1 or v end
-  local t = dlx.tensor(data, { dtype = dtype }):view(shape)
-  local r = math.random()
-  if #shape >= 2 and r < 0.3 then
-    t = t:transpose(1, 2):contiguous():transpose(1, 2)
-  elseif #shape >= 1 and r < 0.5 then
-    t = t:flip(1):contiguous():flip(1)
-  end
-  local text = {}
-  for i, v in ipairs(values) do text[i] = ("%.17g"):format(v) end
-  return table.concat({ dtype, table.concat(shape, ","), table.concat(text, " ") }, "|"), t
+  return N.input(dtype, shape, values)
 end
 
 local function random_shape(min_ndim, max_ndim)
