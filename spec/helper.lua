@@ -299,6 +299,30 @@ function h.flat(t)
   return out
 end
 
+--- n values of dtype drawn after math.randomseed(seed), each exact in dtype: booleans true
+-- unless math.random(0, r.bool) draws 0, integers in r.int (r.uint for the unsigned dtypes), each
+-- a {lo, hi} pair, floats multiples of 1/64 in [-6.25, 6.25] (complex ones with an imaginary part
+-- in halves). The same seed gives the same values on every device.
+function h.seeded_values(dtype, n, seed, r)
+  math.randomseed(seed)
+  local out = {}
+  for i = 1, n do
+    local v
+    if dtype == "bool" then
+      v = math.random(0, r.bool) > 0
+    elseif dtype:match("^uint") then
+      v = math.random(r.uint[1], r.uint[2])
+    elseif dtype:match("^int") then
+      v = math.random(r.int[1], r.int[2])
+    else
+      v = math.random(-400, 400) / 64 -- exact in every float dtype
+      if dtype:match("^complex") then v = { re = v, im = math.random(-4, 4) / 2 } end
+    end
+    out[i] = v
+  end
+  return out
+end
+
 function h.shape_of(t)
   local shape = {}
   while type(t) == "table" and t.re == nil do
