@@ -277,6 +277,21 @@ function h.without_collector(fn)
   if not ok then error(err, 0) end
 end
 
+--- The most that dlx.memory_allocated("cpu") grew over n calls of step(i), two full collections
+-- before the first and none asked for after: what the collector frees by itself keeps it low.
+function h.peak_growth(n, step)
+  collectgarbage()
+  collectgarbage()
+  local m0 = dlx.memory_allocated("cpu")
+  local peak = 0
+  for i = 1, n do
+    step(i)
+    local m = dlx.memory_allocated("cpu") - m0
+    if m > peak then peak = m end
+  end
+  return peak
+end
+
 --- The element count of a shape (a list of sizes; 1 for {}).
 function h.numel(shape)
   local n = 1
