@@ -1,5 +1,6 @@
 --- Shared helpers for the dlx specs: error-class assertions, approximate equality, deep
--- comparison of nested tables, the testprod loader and a subprocess runner.
+-- comparison of nested tables, the testprod loader and a subprocess runner, memory growth over a
+-- loop, element counts, flat values and seeded values, and what dlx.linalg's specs share.
 -- Specs do `local h = require "spec.helper"` (the default package.path has "./?.lua", and the
 -- specs run from the repository root).
 local h = {}
@@ -389,6 +390,43 @@ function h.same_bits(want, got)
   assert.equal(want.dtype, got.dtype)
   assert.same(want.shape, got.shape)
   assert.equal(want:tobytes(), got:to("cpu"):tobytes())
+end
+
+-- ---- dlx.linalg's specs
+
+--- The dtypes dlx.linalg's decompositions take, the real dtype of each (of its values' parts, its
+-- norms and singular values) and the epsilon of those real ones, which the tolerances scale.
+h.LINALG_DTYPES = { "float32", "float64", "complex64", "complex128" }
+h.REAL_OF = { float32 = "float32", float64 = "float64", complex64 = "float32",
+  complex128 = "float64" }
+h.EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+
+function h.is_complex(dtype) return dtype:sub(1, 7) == "complex" end
+
+--- Normal random values of dtype from dlx's global generator (a complex dtype's imaginary parts
+-- too).
+function h.randn(shape, dtype)
+  local t = dlx.randn(shape, { dtype = h.REAL_OF[dtype] })
+  if h.is_complex(dtype) then
+    t = dlx.add(t, dlx.mul(dlx.randn(shape, { dtype = h.REAL_OF[dtype] }), { re = 0, im = 1 }))
+  end
+  return t
+end
+
+--- The matrix product of a and b as a broadcast product summed over the shared dim: a reference
+-- independent of dlx.matmul.
+function h.mm(a, b) return dlx.mul(a:unsqueeze(-1), b:unsqueeze(-3)):sum(-2) end
+
+--- The conjugate transpose of t's last two dims.
+function h.adj(t)
+  local tt = t:transpose(-2, -1)
+  return h.is_complex(t.dtype) and tt:conj() or tt
+end
+
+--- The largest magnitude in t (0 when t is empty).
+function h.maxabs(t)
+  if t.numel == 0 then return 0 end
+  return t:abs():max():item()
 end
 
 return h

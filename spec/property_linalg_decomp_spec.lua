@@ -17,10 +17,7 @@ local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
 local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 200
 local SCRIPT = "tests/property/numpy_linalg_decomp.py"
 
-local DTYPES = { "float32", "float64", "complex64", "complex128" }
-local REAL = { float32 = "float32", float64 = "float64", complex64 = "float32",
-  complex128 = "float64" }
-local EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS
 
 -- op -> the kinds of matrices it is tried on
 local OPS = {
