@@ -273,8 +273,8 @@ local function check(case, result)
         local same_inf = v[1] == g[1] and v[2] == g[2]
         local err = math.max(math.abs(g[1] - v[1]), math.abs(g[2] - v[2]))
         if not same_inf and not (err <= tol) then -- luacheck: ignore 581 (NaN fails too)
-          fail(("output %d element %d: NumPy %s%+si, dlx %s%+si (tolerance %g)"):format(k, i,
-            v[1], v[2], g[1], g[2], tol))
+          fail(("output %d element %d: NumPy %.9g%+.9gi, dlx %.9g%+.9gi (tolerance %g)"):format(
+            k, i, v[1], v[2], g[1], g[2], tol))
         end
       end
     end
