@@ -38,19 +38,24 @@ function N.python_with_numpy()
   end
 end
 
---- Runs `script` (CASES RESULTS) over the cases' lines (case.line, the case's id first) and
---- returns its result lines by id.
-function N.results(python, script, cases)
+--- Runs `script` (CASES RESULTS) over the cases' lines (case.line, the case's id first) and calls
+--- on_line(line) for each line of its results; fails when the script does.
+function N.run(python, script, cases, on_line)
   local input, output = os.tmpname(), os.tmpname()
   local f = assert(io.open(input, "w"))
   for _, case in ipairs(cases) do f:write(case.line, "\n") end
   f:close()
   local ok = os.execute(("%s %s %s %s"):format(python, script, input, output))
-  local results = {}
-  for line in io.lines(output) do results[tonumber(line:match("^(%d+)"))] = line end
+  for line in io.lines(output) do on_line(line) end
   os.remove(input)
   os.remove(output)
   assert(ok, script .. " failed")
+end
+
+--- N.run's result lines by id.
+function N.results(python, script, cases)
+  local results = {}
+  N.run(python, script, cases, function(line) results[tonumber(line:match("^(%d+)"))] = line end)
   return results
 end
 

@@ -290,7 +290,8 @@ for _, d in ipairs(DTYPES) do
   if d ~= "bfloat16" then NUMPY_DTYPES[#NUMPY_DTYPES + 1] = d end
 end
 
-local PYTHON = require("spec.property_numpy").python_with_numpy()
+local N = require "spec.property_numpy"
+local PYTHON = N.python_with_numpy()
 
 local function format_value(v)
   if type(v) == "boolean" then return v and "1" or "0" end
@@ -428,21 +429,13 @@ local function compare_with_numpy(case, results)
 end
 
 local function run_numpy(cases)
-  local input, output = os.tmpname(), os.tmpname()
-  local f = assert(io.open(input, "w"))
-  for _, c in ipairs(cases) do f:write(c.line, "\n") end
-  f:close()
-  local ok = os.execute(("%s %s %s %s"):format(PYTHON, NUMPY_SCRIPT, input, output))
   local results = {}
-  for text in io.lines(output) do
+  N.run(PYTHON, NUMPY_SCRIPT, cases, function(text)
     local id, what, shape, values = text:match("^(%d+)\t(%a+)\t([^\t]*)\t?(.*)$")
     local id_results = results[tonumber(id)] or {}
     results[tonumber(id)] = id_results
     id_results[#id_results + 1] = { what, shape, values }
-  end
-  os.remove(input)
-  os.remove(output)
-  assert(ok, "numpy_ref.py failed")
+  end)
   return results
 end
 
