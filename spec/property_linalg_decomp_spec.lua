@@ -13,8 +13,7 @@ local N = require "spec.property_numpy"
 local dlx = h.dlx
 local L = dlx.linalg
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 200
+local SEED, CASES = N.seed(), N.cases(200)
 local SCRIPT = "tests/property/numpy_linalg_decomp.py"
 
 local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS

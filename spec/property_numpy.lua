@@ -6,6 +6,13 @@ local dlx = h.dlx
 
 local N = {}
 
+--- The seed of a property spec's run: DLX_PROPERTY_SEED, else the time (each spec prints it, so
+--- that DLX_PROPERTY_SEED reproduces a failure).
+function N.seed() return tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time() end
+
+--- The count of its cases: DLX_PROPERTY_CASES, else `default`.
+function N.cases(default) return tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or default end
+
 function N.pick(list) return list[math.random(#list)] end
 
 -- (spec/helper.lua's, under the names these specs use)

@@ -5,8 +5,7 @@
 -- run); DLX_PROPERTY_CASES the count.
 local N = require "spec.property_numpy"
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_runs.py"
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

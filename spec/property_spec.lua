@@ -5,10 +5,10 @@
 -- DLX_PROPERTY_SEED fixes the seed (printed on every run); DLX_PROPERTY_CASES the count.
 local h = require "spec.helper"
 local R = require "spec.property_ref"
+local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 1500
+local SEED, CASES = N.seed(), N.cases(1500)
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
   "float16", "bfloat16", "float32", "float64", "complex64", "complex128" }
@@ -290,7 +290,6 @@ for _, d in ipairs(DTYPES) do
   if d ~= "bfloat16" then NUMPY_DTYPES[#NUMPY_DTYPES + 1] = d end
 end
 
-local N = require "spec.property_numpy"
 local PYTHON = N.python_with_numpy()
 
 local function format_value(v)
