@@ -135,9 +135,7 @@ local function check(case, result)
     return
   end
   if not ok then fail("dlx refused it: " .. tostring(t)) end
-  if table.concat(t.shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(t.shape, ","), shape))
-  end
+  N.check_shape(t, shape, fail)
   N.check_values(values, values_of(t), fail)
 end
 

@@ -66,6 +66,17 @@ function N.results(python, script, cases)
   return results
 end
 
+--- Calls fail(why) unless tensor t has NumPy's dtype.
+function N.check_dtype(t, dtype, fail)
+  if t.dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(t.dtype, dtype)) end
+end
+
+--- Calls fail(why) unless t's shape, its sizes joined by ",", is NumPy's `shape`.
+function N.check_shape(t, shape, fail)
+  local got = table.concat(t.shape, ",")
+  if got ~= shape then fail(("shape {%s} vs NumPy's (%s)"):format(got, shape)) end
+end
+
 --- Compares NumPy's space-separated `values` with dlx's flat list `got` (booleans as 0 and 1);
 --- calls fail(why) at the first difference.
 function N.check_values(values, got, fail)

@@ -56,9 +56,7 @@ local function check(case, result)
   local function fail(why) error(case.name .. ": " .. why, 0) end
   local shape, values = result:match("^[^\t]*\t([^\t]*)\t(.*)$")
   local got = run(case)
-  if table.concat(got.shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(got.shape, ","), shape))
-  end
+  N.check_shape(got, shape, fail)
   local flat, k = N.flat(got), 0
   local rel = case.op:match("quantile") and 1e-12 or 0
   for text in values:gmatch("%S+") do

@@ -60,7 +60,7 @@ local function check(case, result)
     got = { case.t:unique_consecutive { dim = case.dim, return_inverse = true,
       return_counts = true } }
   end
-  if got[1].dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(got[1].dtype, dtype)) end
+  N.check_dtype(got[1], dtype, fail)
   local mine = {}
   for i, r in ipairs(got) do mine[i] = table.concat(r.shape, ",") end
   if table.concat(mine, ";") ~= shapes then

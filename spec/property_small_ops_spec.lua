@@ -163,10 +163,8 @@ local function check(case, result)
   if not dtype then fail("NumPy refused it: " .. result) end
   local got, answers = run(case)
   if answers then return N.check_values(values, answers, fail) end
-  if got[1].dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(got[1].dtype, dtype)) end
-  if table.concat(got[1].shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(got[1].shape, ","), shape))
-  end
+  N.check_dtype(got[1], dtype, fail)
+  N.check_shape(got[1], shape, fail)
   local all = {}
   for _, r in ipairs(got) do
     for _, v in ipairs(N.flat(r)) do all[#all + 1] = v end
