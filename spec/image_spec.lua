@@ -93,6 +93,18 @@ describe("interpolate", function()
     h.same({ { 0, 2, 4 } }, dlx.interpolate(grid(6), { size = { 1, 3 } })[1][1]:totable())
   end)
 
+  it("nearest steps by 1 / scale_factor even where out is in or 2 * in", function()
+    -- PyTorch's CUDA kernels and its CPU kernel on images wider than about 119 columns give
+    -- these rows; its CPU kernel on narrower 2-d inputs copies (out == in) or halves
+    -- (out == 2 * in) whatever the scale (docs/lua-api.md, "dlx.interpolate")
+    local col = dlx.arange(0, 5, { dtype = "float32" }):reshape({ 1, 1, 5, 1 })
+    local rows = function(t) return t:reshape({ -1 }):totable() end
+    h.same({ 0, 0, 0, 1, 1, 2, 2, 3, 3, 4 },
+      rows(dlx.interpolate(col, { scale_factor = { 2.08, 1 } })))
+    h.same({ 0, 0, 1, 2, 3 }, rows(dlx.interpolate(col, { scale_factor = { 1.04, 1 } })))
+    h.same({ 0, 0, 1, 1, 2, 2, 3, 3, 4, 4 }, rows(dlx.interpolate(col, { size = { 10, 1 } })))
+  end)
+
   it("bilinear, with and without align_corners", function()
     h.same({ { 1, 1.25, 1.75, 2 }, { 1.5, 1.75, 2.25, 2.5 }, { 2.5, 2.75, 3.25, 3.5 },
       { 3, 3.25, 3.75, 4 } }, dlx.interpolate(t22, { size = 4, mode = "bilinear" })[1][1]:totable())

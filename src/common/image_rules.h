@@ -41,16 +41,15 @@ DLX_SHARED double dlx_image_scale_d(int64_t in, int64_t out, int align, double g
   return given > 0 ? 1.0 / given : (double)in / (double)out;
 }
 
-/* NEAREST's source index of output index o (PyTorch's nearest_idx, scale from
- * dlx_image_scale_f without align_corners). */
-DLX_SHARED int64_t dlx_image_nearest(int64_t o, int64_t in, int64_t out, float scale) {
-  int64_t i;
-  if (out == in)
-    i = o;
-  else if (out == 2 * in)
-    i = o >> 1;
-  else
-    i = dlx_image_floor_index((float)o * scale);
+/* NEAREST's source index of output index o: min(floor(o * scale), in - 1), the scale from
+ * dlx_image_scale_f without align_corners (PyTorch's nearest_neighbor_compute_source_index).
+ * PyTorch's CPU kernel for 2-d inputs narrower than about 119 columns (and all of 1.13's)
+ * copies instead when out == in and halves when out == 2 * in, whatever scale was given (its
+ * nearest_idx, "deprecated, kept for BC"); its CUDA kernels, its 1-d kernel and its 2-d kernel
+ * on wider images use this rule, which differs from those shortcuts only for a given scale
+ * factor other than 1 or 2 that still gives out == in or out == 2 * in (2.08 on 5 rows). */
+DLX_SHARED int64_t dlx_image_nearest(int64_t o, int64_t in, float scale) {
+  int64_t i = dlx_image_floor_index((float)o * scale);
   return i < in - 1 ? i : in - 1;
 }
 

@@ -27,7 +27,7 @@ typedef struct axis {
 
 static void nearest_axis(axis *a, int64_t in, int64_t out, double given) {
   float scale = dlx_image_scale_f(in, out, false, given);
-  for (int64_t o = 0; o < out; o++) a->idx[o] = dlx_image_nearest(o, in, out, scale);
+  for (int64_t o = 0; o < out; o++) a->idx[o] = dlx_image_nearest(o, in, scale);
 }
 
 static void linear_axis_f(axis *a, int64_t in, int64_t out, bool align, double given, bool cubic) {

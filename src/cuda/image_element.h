@@ -97,8 +97,8 @@ DLX_CUDA_IMAGE_FN T dlx_cuda_image_resize(const dlx_cuda_image_request &r, const
   if (r.op == DLX_CUDA_IMAGE_NEAREST) {
     float sh = dlx_image_scale_f(r.in_h, r.out_h, 0, r.scale[0]);
     float sw = dlx_image_scale_f(r.in_w, r.out_w, 0, r.scale[1]);
-    return plane_src[dlx_image_nearest(oh, r.in_h, r.out_h, sh) * r.in_w +
-                     dlx_image_nearest(ow, r.in_w, r.out_w, sw)];
+    return plane_src[dlx_image_nearest(oh, r.in_h, sh) * r.in_w +
+                     dlx_image_nearest(ow, r.in_w, sw)];
   }
   rules::taps(oh, r.in_h, r.out_h, rules::scale(r.in_h, r.out_h, r.align_corners, r.scale[0]),
               r.align_corners, cubic, iy, wy);

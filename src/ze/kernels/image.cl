@@ -48,8 +48,8 @@
     if (a->op == DLX_ZE_IMAGE_NEAREST) {                                                           \
       float sh = dlx_image_scale_f(a->in_h, a->out_h, 0, a->scale[0]);                             \
       float sw = dlx_image_scale_f(a->in_w, a->out_w, 0, a->scale[1]);                             \
-      return p[dlx_image_nearest(oh, a->in_h, a->out_h, sh) * a->in_w +                            \
-               dlx_image_nearest(ow, a->in_w, a->out_w, sw)];                                      \
+      return p[dlx_image_nearest(oh, a->in_h, sh) * a->in_w +                                      \
+               dlx_image_nearest(ow, a->in_w, sw)];                                                \
     }                                                                                              \
     dlx_image_taps_##S(oh, a->in_h, a->out_h,                                                      \
                        dlx_image_scale_##S(a->in_h, a->out_h, align, a->scale[0]), align, cubic,   \
