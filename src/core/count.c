@@ -75,12 +75,8 @@ static int line_range(const dlx_tensor *line, double *lo, double *hi, dlx_error 
 }
 
 static int check_route(const dlx_tensor *on, const char *name, dlx_error *err) {
-  const dlx_backend *b = dlx_compute_backend(on->buffer);
-  char device[48];
-  if (b->count_op != NULL) return 0;
-  return dlx_fail(err, DLX_DEVICE_ERROR,
-                  "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
-                  name, dlx_device_format(on->buffer->device, device, sizeof device));
+  if (dlx_compute_backend(on->buffer)->count_op != NULL) return 0;
+  return dlx_not_implemented(err, name, on->buffer->device);
 }
 
 /* Runs req on its device's count_op (check_route said it has one). */

@@ -81,13 +81,12 @@ static int check_matrix(const char *name, const char *what, const dlx_tensor *t,
   return 0;
 }
 
-/* The DeviceError of a device whose backend has no linalg entry. */
+/* The DeviceError of a device whose backend has no linalg entry, with the way back. */
 static int no_linalg(const char *name, DLDevice device, dlx_error *err) {
   size_t len;
   dlx_not_implemented(err, name, device);
   len = strlen(err->message);
-  snprintf(err->message + len, sizeof err->message - len,
-           ": move the tensor to the CPU first (t:to(\"cpu\")) and back after");
+  snprintf(err->message + len, sizeof err->message - len, " and back after");
   return DLX_DEVICE_ERROR;
 }
 

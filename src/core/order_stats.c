@@ -25,12 +25,8 @@ const char *dlx_row_op_name(dlx_row_op op) {
 static bool has_route(const dlx_tensor *src, dlx_row_op op);
 
 static int check_row_backend(const dlx_tensor *src, dlx_row_op op, dlx_error *err) {
-  const char *name = dlx_row_op_name(op);
-  char device[48];
   if (has_route(src, op)) return 0;
-  return dlx_fail(err, DLX_DEVICE_ERROR,
-                  "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
-                  name, dlx_device_format(src->buffer->device, device, sizeof device));
+  return dlx_not_implemented(err, dlx_row_op_name(op), src->buffer->device);
 }
 
 /* src seen as at least 1-d (a 0-d tensor is one element). */
