@@ -171,6 +171,33 @@ dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
   return backend->memory_of(t->buffer->device.device_id, t->buffer->data);
 }
 
+int dlx_empty_on(dlx_tensor *out, const dlx_tensor *like, const int64_t *shape, int32_t ndim,
+                 dlx_dtype dtype, dlx_error *err) {
+  return dlx_tensor_empty_memory(out, shape, ndim, dtype, like->buffer->device,
+                                 dlx_tensor_memory(like), err);
+}
+
+int dlx_move_dim(dlx_tensor *out, dlx_tensor *t, int32_t from, int32_t to, dlx_error *err) {
+  int32_t perm[DLX_MAX_NDIM];
+  dlx_tensor moved;
+  int rc;
+  if (from == to && dlx_tensor_is_contiguous(t)) {
+    *out = *t;
+    return 0;
+  }
+  for (int32_t d = 0, rest = 0; d < t->ndim; d++) {
+    if (rest == from) rest++;
+    perm[d] = d == to ? from : rest++;
+  }
+  rc = dlx_permute(&moved, t, perm, err);
+  if (rc == 0) {
+    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
+    dlx_tensor_close(&moved);
+  }
+  dlx_tensor_close(t);
+  return rc;
+}
+
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
   const dlx_backend *backend;

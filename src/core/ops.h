@@ -31,6 +31,13 @@ int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype,
                         dlx_memory memory, dlx_error *err);
 /* The kind of memory t lives in: DLX_MEMORY_DEFAULT on backends with one kind. */
 dlx_memory dlx_tensor_memory(const dlx_tensor *t);
+/* out = a new C-contiguous tensor of shape and dtype on like's device, in like's kind of memory
+ * (the temporaries and results of an op on like). */
+int dlx_empty_on(dlx_tensor *out, const dlx_tensor *like, const int64_t *shape, int32_t ndim,
+                 dlx_dtype dtype, dlx_error *err);
+/* out = t with its dim `from` moved to place `to` (the others keep their order), C-contiguous on
+ * t's device and memory; t itself when it is C-contiguous and from == to. Closes t. */
+int dlx_move_dim(dlx_tensor *out, dlx_tensor *t, int32_t from, int32_t to, dlx_error *err);
 /* Every element of dst = value. ValueError for a read-only or broadcast dst; TypeError for a
  * storage-only dtype or a complex value into a real tensor. */
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
