@@ -52,6 +52,13 @@ int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *
  * min/max/argmin/argmax over an empty extent. */
 int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                bool keepdim, dlx_error *err);
+/* The two ends of a reduction of src over the dims in the bitmask (dlx_reduce, dlx_reduce_stat):
+ * dst = a fresh tensor of dtype on src's device, src's shape with those dims of size 1; then, once
+ * the backend returned rc, out = dst without those dims unless keepdim (rc != 0: dst closed).
+ * dlx_reduced_done returns rc. */
+int dlx_reduced_empty(dlx_tensor *dst, const dlx_tensor *src, uint64_t dims, dlx_dtype dtype,
+                      dlx_error *err);
+int dlx_reduced_done(dlx_tensor *out, dlx_tensor *dst, int rc, uint64_t dims, bool keepdim);
 
 /* Reads the element at index (0-based, ndim entries; NULL for a 0-d tensor) on any device,
  * as a bool, int64, uint64, float64 or complex128 scalar. TypeError for storage-only dtypes. */
