@@ -16,6 +16,7 @@
 #define DLX_COMMON_ELEMENTWISE_OPS_H
 
 #include "common/convert.h"
+#include "common/float_divmod.h"
 
 #if defined(__OPENCL_C_VERSION__)
 /* OpenCL C contracts a * b + c into one fma by default; the CPU rounds twice (complex products). */
@@ -245,50 +246,17 @@ DLX_SHARED uint8_t dlx_ewk_kept_boolean(uint8_t x) { return x; }
 DLX_SHARED uint8_t dlx_ewk_never_boolean(uint8_t x) { return (uint8_t)(0 * x); }
 DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * x); }
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod: the remainder has the
- * divisor's sign, the quotient is floored and corrected so that q * b + r == a holds as well as
- * floating point allows; a zero divisor gives IEEE's a / b and fmod's NaN. maximum and minimum:
- * when x is NaN it wins, when y is NaN the comparison is false and y wins. sign keeps +-0 and
- * NaN. */
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (float_divmod.h). maximum and
+ * minimum: when x is NaN it wins, when y is NaN the comparison is false and y wins. sign keeps
+ * +-0 and NaN. */
 
 #define DLX_EWK_FLOAT(n, T, F)                                                                     \
-  DLX_SHARED T dlx_ewk_divmod_##n(T a, T b, T *modp) {                                             \
-    T mod = F(fmod)(a, b), div, floordiv;                                                          \
-    if (b == 0) {                                                                                  \
-      *modp = mod;                                                                                 \
-      return a / b;                                                                                \
-    }                                                                                              \
-    div = (a - mod) / b;                                                                           \
-    if (mod != 0) {                                                                                \
-      if ((b < 0) != (mod < 0)) {                                                                  \
-        mod += b;                                                                                  \
-        div -= 1;                                                                                  \
-      }                                                                                            \
-    } else {                                                                                       \
-      mod = F(copysign)((T)0, b);                                                                  \
-    }                                                                                              \
-    if (div != 0) {                                                                                \
-      floordiv = F(floor)(div);                                                                    \
-      if (div - floordiv > (T)0.5) floordiv += 1;                                                  \
-    } else {                                                                                       \
-      floordiv = F(copysign)((T)0, a / b);                                                         \
-    }                                                                                              \
-    *modp = mod;                                                                                   \
-    return floordiv;                                                                               \
-  }                                                                                                \
   DLX_SHARED T dlx_ewk_add_##n(T x, T y) { return x + y; }                                         \
   DLX_SHARED T dlx_ewk_sub_##n(T x, T y) { return x - y; }                                         \
   DLX_SHARED T dlx_ewk_mul_##n(T x, T y) { return x * y; }                                         \
   DLX_SHARED T dlx_ewk_div_##n(T x, T y) { return x / y; }                                         \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) {                                                \
-    T mod;                                                                                         \
-    return dlx_ewk_divmod_##n(x, y, &mod);                                                         \
-  }                                                                                                \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) {                                                   \
-    T mod;                                                                                         \
-    dlx_ewk_divmod_##n(x, y, &mod);                                                                \
-    return mod;                                                                                    \
-  }                                                                                                \
+  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return dlx_floor_divide_##n(x, y); }           \
+  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return dlx_remainder_##n(x, y); }                 \
   DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return F(fmod)(x, y); }                                \
   DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return F(pow)(x, y); }                                  \
   DLX_SHARED T dlx_ewk_maximum_##n(T x, T y) { return (x >= y || x != x) ? x : y; }                \

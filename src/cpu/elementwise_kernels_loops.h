@@ -20,6 +20,7 @@
 #endif
 
 #include "common/convert.h"
+#include "common/float_divmod.h"
 #include "cpu/elementwise_kernels.h"
 
 /* ---- loop shapes */
@@ -175,55 +176,16 @@ UNARY(identity_bool, uint8_t, uint8_t, x)
 UNARY(false_bool, uint8_t, uint8_t, (uint8_t)(0 * x))
 UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod: the remainder has the
- * divisor's sign, the quotient is floored and corrected so that q * b + r == a holds as well as
- * floating point allows; a zero divisor gives IEEE's a / b and fmod's NaN. */
-
-#define FLOAT_HELPERS(name, T, SUFFIX)                                                             \
-  static inline T divmod_##name(T a, T b, T *modp) {                                               \
-    T mod = fmod##SUFFIX(a, b), div, floordiv;                                                     \
-    if (b == 0) {                                                                                  \
-      *modp = mod;                                                                                 \
-      return a / b;                                                                                \
-    }                                                                                              \
-    div = (a - mod) / b;                                                                           \
-    if (mod != 0) {                                                                                \
-      if ((b < 0) != (mod < 0)) {                                                                  \
-        mod += b;                                                                                  \
-        div -= 1;                                                                                  \
-      }                                                                                            \
-    } else {                                                                                       \
-      mod = copysign##SUFFIX(0, b);                                                                \
-    }                                                                                              \
-    if (div != 0) {                                                                                \
-      floordiv = floor##SUFFIX(div);                                                               \
-      if (div - floordiv > (T)0.5) floordiv += 1;                                                  \
-    } else {                                                                                       \
-      floordiv = copysign##SUFFIX(0, a / b);                                                       \
-    }                                                                                              \
-    *modp = mod;                                                                                   \
-    return floordiv;                                                                               \
-  }                                                                                                \
-  static inline T floordiv_##name(T a, T b) {                                                      \
-    T mod;                                                                                         \
-    return divmod_##name(a, b, &mod);                                                              \
-  }                                                                                                \
-  static inline T mod_##name(T a, T b) {                                                           \
-    T mod;                                                                                         \
-    divmod_##name(a, b, &mod);                                                                     \
-    return mod;                                                                                    \
-  }
-
-/* NaN-propagating maximum and minimum: when x is NaN it wins, when y is NaN the comparison is
- * false and y wins. sign keeps +-0 and NaN. */
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (common/float_divmod.h, the
+ * definition the GPUs share). NaN-propagating maximum and minimum: when x is NaN it wins, when y
+ * is NaN the comparison is false and y wins. sign keeps +-0 and NaN. */
 #define FLOAT_KERNELS(name, T, SUFFIX)                                                             \
-  FLOAT_HELPERS(name, T, SUFFIX)                                                                   \
   BINARY(add_##name, T, T, x + y)                                                                  \
   BINARY(sub_##name, T, T, x - y)                                                                  \
   BINARY(mul_##name, T, T, x *y)                                                                   \
   BINARY(div_##name, T, T, x / y)                                                                  \
-  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
-  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(floor_divide_##name, T, T, dlx_floor_divide_##name(x, y))                                 \
+  BINARY(remainder_##name, T, T, dlx_remainder_##name(x, y))                                       \
   BINARY(fmod_##name, T, T, fmod##SUFFIX(x, y))                                                    \
   BINARY(pow_##name, T, T, pow##SUFFIX(x, y))                                                      \
   BINARY(maximum_##name, T, T, (x >= y || x != x) ? x : y)                                         \
