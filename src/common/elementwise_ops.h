@@ -451,16 +451,20 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
 
 /* ---- which ops each kernel dtype has: X(op code, element function, leading argument) */
 
-#define DLX_EWK_COMPARE_OPS(X, a)                                                                  \
+/* lists several kernel dtypes share: the equality ops (complex ones too), the comparisons, tests
+ * and rounding of the real dtypes, and the arithmetic of integers and floats (REAL_*) */
+#define DLX_EWK_EQUALITY_OPS(X, a)                                                                 \
   X(DLX_EWK_EQ, eq, a)                                                                             \
   X(DLX_EWK_NE, ne, a)                                                                             \
+  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
+  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
+  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
+#define DLX_EWK_COMPARE_OPS(X, a)                                                                  \
   X(DLX_EWK_LT, lt, a)                                                                             \
   X(DLX_EWK_LE, le, a)                                                                             \
   X(DLX_EWK_GT, gt, a)                                                                             \
   X(DLX_EWK_GE, ge, a)                                                                             \
-  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
-  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
-  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
+  DLX_EWK_EQUALITY_OPS(X, a)
 #define DLX_EWK_TEST_OPS(X, a)                                                                     \
   X(DLX_EWK_LOGICAL_NOT, logical_not, a)                                                           \
   X(DLX_EWK_ISNAN, isnan, a)                                                                       \
@@ -472,7 +476,7 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_TRUNC, trunc, a)                                                                       \
   X(DLX_EWK_ROUND, round, a)
 
-#define DLX_EWK_INT_BINARY(X, a)                                                                   \
+#define DLX_EWK_REAL_BINARY(X, a)                                                                  \
   X(DLX_EWK_ADD, add, a)                                                                           \
   X(DLX_EWK_SUB, sub, a)                                                                           \
   X(DLX_EWK_MUL, mul, a)                                                                           \
@@ -481,42 +485,34 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_FMOD, fmod, a)                                                                         \
   X(DLX_EWK_POW, pow, a)                                                                           \
   X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
-  X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
+  X(DLX_EWK_MINIMUM, minimum, a)
+#define DLX_EWK_INT_BINARY(X, a)                                                                   \
   X(DLX_EWK_BITWISE_AND, bitwise_and, a)                                                           \
   X(DLX_EWK_BITWISE_OR, bitwise_or, a)                                                             \
   X(DLX_EWK_BITWISE_XOR, bitwise_xor, a)                                                           \
   X(DLX_EWK_BITWISE_LEFT_SHIFT, bitwise_left_shift, a)                                             \
-  X(DLX_EWK_BITWISE_RIGHT_SHIFT, bitwise_right_shift, a)
-#define DLX_EWK_INT_UNARY(X, a)                                                                    \
+  X(DLX_EWK_BITWISE_RIGHT_SHIFT, bitwise_right_shift, a)                                           \
+  DLX_EWK_REAL_BINARY(X, a)
+#define DLX_EWK_REAL_UNARY(X, a)                                                                   \
   X(DLX_EWK_NEG, neg, a)                                                                           \
   X(DLX_EWK_ABS, abs, a)                                                                           \
   X(DLX_EWK_SIGN, sign, a)                                                                         \
   X(DLX_EWK_SQUARE, square, a)                                                                     \
-  X(DLX_EWK_BITWISE_NOT, bitwise_not, a)                                                           \
   X(DLX_EWK_CONJ, conj, a)                                                                         \
   X(DLX_EWK_REAL, real, a)                                                                         \
   X(DLX_EWK_IMAG, imag, a)                                                                         \
   DLX_EWK_ROUNDING_OPS(X, a)
+#define DLX_EWK_INT_UNARY(X, a)                                                                    \
+  X(DLX_EWK_BITWISE_NOT, bitwise_not, a)                                                           \
+  DLX_EWK_REAL_UNARY(X, a)
 
 #define DLX_EWK_FLOAT_BINARY(X, a)                                                                 \
-  X(DLX_EWK_ADD, add, a)                                                                           \
-  X(DLX_EWK_SUB, sub, a)                                                                           \
-  X(DLX_EWK_MUL, mul, a)                                                                           \
   X(DLX_EWK_DIV, div, a)                                                                           \
-  X(DLX_EWK_FLOOR_DIVIDE, floor_divide, a)                                                         \
-  X(DLX_EWK_REMAINDER, remainder, a)                                                               \
-  X(DLX_EWK_FMOD, fmod, a)                                                                         \
-  X(DLX_EWK_POW, pow, a)                                                                           \
-  X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
-  X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
   X(DLX_EWK_ATAN2, atan2, a)                                                                       \
   X(DLX_EWK_HYPOT, hypot, a)                                                                       \
-  X(DLX_EWK_COPYSIGN, copysign, a)
+  X(DLX_EWK_COPYSIGN, copysign, a)                                                                 \
+  DLX_EWK_REAL_BINARY(X, a)
 #define DLX_EWK_FLOAT_UNARY(X, a)                                                                  \
-  X(DLX_EWK_NEG, neg, a)                                                                           \
-  X(DLX_EWK_ABS, abs, a)                                                                           \
-  X(DLX_EWK_SIGN, sign, a)                                                                         \
-  X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
   X(DLX_EWK_SQRT, sqrt, a)                                                                         \
   X(DLX_EWK_RSQRT, rsqrt, a)                                                                       \
@@ -541,11 +537,8 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_ATANH, atanh, a)                                                                       \
   X(DLX_EWK_SIGMOID, sigmoid, a)                                                                   \
   X(DLX_EWK_ERF, erf, a)                                                                           \
-  X(DLX_EWK_CONJ, conj, a)                                                                         \
-  X(DLX_EWK_REAL, real, a)                                                                         \
-  X(DLX_EWK_IMAG, imag, a)                                                                         \
   X(DLX_EWK_FRAC, frac, a)                                                                         \
-  DLX_EWK_ROUNDING_OPS(X, a)
+  DLX_EWK_REAL_UNARY(X, a)
 
 #define DLX_EWK_COMPLEX_BINARY(X, a)                                                               \
   X(DLX_EWK_ADD, add, a)                                                                           \
@@ -558,12 +551,6 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
   X(DLX_EWK_CONJ, conj, a)
-#define DLX_EWK_COMPLEX_COMPARE(X, a)                                                              \
-  X(DLX_EWK_EQ, eq, a)                                                                             \
-  X(DLX_EWK_NE, ne, a)                                                                             \
-  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
-  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
-  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
 
 /* bool: the element functions above are named by what they do, not by op */
 #define DLX_EWK_BOOL_BINARY(X, a)                                                                  \
@@ -697,7 +684,7 @@ DLX_EWK_APPLY(float64, double, )
   }
 #define DLX_EWK_COMPLEX_KIND(n, C, R)                                                              \
   DLX_EWK_DISPATCH(n##_ops, n, C, DLX_EWK_COMPLEX_BINARY, DLX_EWK_COMPLEX_UNARY,                   \
-                   DLX_EWK_COMPLEX_COMPARE, DLX_EWK_TEST_OPS)                                      \
+                   DLX_EWK_EQUALITY_OPS, DLX_EWK_TEST_OPS)                                         \
   DLX_SHARED int dlx_ewk_result_##n(int op) {                                                      \
     return op == DLX_EWK_ABS || op == DLX_EWK_REAL || op == DLX_EWK_IMAG                           \
                ? (int)DLX_EWK_RESULT_REAL                                                          \
