@@ -15,12 +15,10 @@
 #ifndef DLX_COMMON_ELEMENTWISE_OPS_H
 #define DLX_COMMON_ELEMENTWISE_OPS_H
 
+#include "common/arith.h" /* OpenCL C: FP_CONTRACT off, as the CPU rounds */
 #include "common/convert.h"
-#include "common/float_divmod.h"
 
 #if defined(__OPENCL_C_VERSION__)
-/* OpenCL C contracts a * b + c into one fma by default; the CPU rounds twice (complex products). */
-#pragma OPENCL FP_CONTRACT OFF
 /* OpenCL C's math built-ins are overloaded by type. */
 #define DLX_EWK_F(fn) fn
 #else
@@ -246,7 +244,7 @@ DLX_SHARED uint8_t dlx_ewk_kept_boolean(uint8_t x) { return x; }
 DLX_SHARED uint8_t dlx_ewk_never_boolean(uint8_t x) { return (uint8_t)(0 * x); }
 DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * x); }
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod (float_divmod.h). maximum and
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (arith.h). maximum and
  * minimum: when x is NaN it wins, when y is NaN the comparison is false and y wins. sign keeps
  * +-0 and NaN. */
 
@@ -349,26 +347,13 @@ DLX_EWK_REAL_PARTS(uint64, uint64_t)
 DLX_EWK_REAL_PARTS(float32, float)
 DLX_EWK_REAL_PARTS(float64, double)
 
-/* ---- complex: Smith's division (as NumPy); pow below */
+/* ---- complex: +, -, x and Smith's division (as NumPy) in arith.h; pow below */
 
 #define DLX_EWK_COMPLEX(n, C, R, F)                                                                \
-  DLX_SHARED C dlx_ewk_add_##n(C a, C b) { return C##_of(a.re + b.re, a.im + b.im); }              \
-  DLX_SHARED C dlx_ewk_sub_##n(C a, C b) { return C##_of(a.re - b.re, a.im - b.im); }              \
-  DLX_SHARED C dlx_ewk_mul_##n(C a, C b) {                                                         \
-    return C##_of(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                           \
-  }                                                                                                \
-  DLX_SHARED C dlx_ewk_div_##n(C a, C b) {                                                         \
-    R abr = F(fabs)(b.re), abi = F(fabs)(b.im), rat, scl;                                          \
-    if (abr >= abi) {                                                                              \
-      if (abr == 0 && abi == 0) return C##_of(a.re / abr, a.im / abr);                             \
-      rat = b.im / b.re;                                                                           \
-      scl = (R)1 / (b.re + b.im * rat);                                                            \
-      return C##_of((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);                         \
-    }                                                                                              \
-    rat = b.re / b.im;                                                                             \
-    scl = (R)1 / (b.im + b.re * rat);                                                              \
-    return C##_of((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                           \
-  }                                                                                                \
+  DLX_SHARED C dlx_ewk_add_##n(C a, C b) { return dlx_cadd_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_sub_##n(C a, C b) { return dlx_csub_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_mul_##n(C a, C b) { return dlx_cmul_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_div_##n(C a, C b) { return dlx_cdiv_##n(a, b); }                            \
   DLX_SHARED uint8_t dlx_ewk_nonzero_##n(C a) { return a.re != 0 || a.im != 0; }                   \
   DLX_SHARED uint8_t dlx_ewk_eq_##n(C x, C y) { return x.re == y.re && x.im == y.im; }             \
   DLX_SHARED uint8_t dlx_ewk_ne_##n(C x, C y) { return x.re != y.re || x.im != y.im; }             \

@@ -19,8 +19,8 @@
 #include <immintrin.h>
 #endif
 
+#include "common/arith.h"
 #include "common/convert.h"
-#include "common/float_divmod.h"
 #include "cpu/elementwise_kernels.h"
 
 /* ---- loop shapes */
@@ -176,7 +176,7 @@ UNARY(identity_bool, uint8_t, uint8_t, x)
 UNARY(false_bool, uint8_t, uint8_t, (uint8_t)(0 * x))
 UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod (common/float_divmod.h, the
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (common/arith.h, the
  * definition the GPUs share). NaN-propagating maximum and minimum: when x is NaN it wins, when y
  * is NaN the comparison is false and y wins. sign keeps +-0 and NaN. */
 #define FLOAT_KERNELS(name, T, SUFFIX)                                                             \
@@ -213,7 +213,7 @@ UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
 FLOAT_KERNELS(float32, float, f)
 FLOAT_KERNELS(float64, double, )
 
-/* ---- complex: Smith's division (as NumPy), pow through C99's cpow */
+/* ---- complex: arithmetic from common/arith.h (Smith's division, as NumPy), C99's cpow */
 
 #define COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                    \
   static inline C make_##name(R re, R im) {                                                        \
@@ -221,23 +221,6 @@ FLOAT_KERNELS(float64, double, )
     z.re = re;                                                                                     \
     z.im = im;                                                                                     \
     return z;                                                                                      \
-  }                                                                                                \
-  static inline C cadd_##name(C a, C b) { return make_##name(a.re + b.re, a.im + b.im); }          \
-  static inline C csub_##name(C a, C b) { return make_##name(a.re - b.re, a.im - b.im); }          \
-  static inline C cmul_##name(C a, C b) {                                                          \
-    return make_##name(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                      \
-  }                                                                                                \
-  static inline C cdiv_##name(C a, C b) {                                                          \
-    R abr = fabs##SUFFIX(b.re), abi = fabs##SUFFIX(b.im), rat, scl;                                \
-    if (abr >= abi) {                                                                              \
-      if (abr == 0 && abi == 0) return make_##name(a.re / abr, a.im / abr);                        \
-      rat = b.im / b.re;                                                                           \
-      scl = (R)1 / (b.re + b.im * rat);                                                            \
-      return make_##name((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);                    \
-    }                                                                                              \
-    rat = b.re / b.im;                                                                             \
-    scl = (R)1 / (b.im + b.re * rat);                                                              \
-    return make_##name((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                      \
   }                                                                                                \
   static inline C cpow_##name(C a, C b) {                                                          \
     CT z = cpow##SUFFIX(a.re + a.im * (CT)I, b.re + b.im * (CT)I);                                 \
@@ -247,10 +230,10 @@ FLOAT_KERNELS(float64, double, )
 
 #define COMPLEX_KERNELS(name, C, R, SUFFIX, CT)                                                    \
   COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                          \
-  BINARY(add_##name, C, C, cadd_##name(x, y))                                                      \
-  BINARY(sub_##name, C, C, csub_##name(x, y))                                                      \
-  BINARY(mul_##name, C, C, cmul_##name(x, y))                                                      \
-  BINARY(div_##name, C, C, cdiv_##name(x, y))                                                      \
+  BINARY(add_##name, C, C, dlx_cadd_##name(x, y))                                                  \
+  BINARY(sub_##name, C, C, dlx_csub_##name(x, y))                                                  \
+  BINARY(mul_##name, C, C, dlx_cmul_##name(x, y))                                                  \
+  BINARY(div_##name, C, C, dlx_cdiv_##name(x, y))                                                  \
   BINARY(pow_##name, C, C, cpow_##name(x, y))                                                      \
   BINARY(eq_##name, C, uint8_t, x.re == y.re && x.im == y.im)                                      \
   BINARY(ne_##name, C, uint8_t, x.re != y.re || x.im != y.im)                                      \
@@ -259,8 +242,8 @@ FLOAT_KERNELS(float64, double, )
   BINARY(logical_xor_##name, C, uint8_t, nonzero_##name(x) != nonzero_##name(y))                   \
   UNARY(neg_##name, C, C, make_##name(-x.re, -x.im))                                               \
   UNARY(abs_##name, C, R, hypot##SUFFIX(x.re, x.im))                                               \
-  UNARY(square_##name, C, C, cmul_##name(x, x))                                                    \
-  UNARY(reciprocal_##name, C, C, cdiv_##name(make_##name(1, 0), x))                                \
+  UNARY(square_##name, C, C, dlx_cmul_##name(x, x))                                                \
+  UNARY(reciprocal_##name, C, C, dlx_cdiv_##name(make_##name(1, 0), x))                            \
   UNARY(logical_not_##name, C, uint8_t, !nonzero_##name(x))                                        \
   UNARY(isnan_##name, C, uint8_t, x.re != x.re || x.im != x.im)                                    \
   UNARY(isinf_##name, C, uint8_t,                                                                  \
