@@ -203,6 +203,13 @@ local function tolerance(a, s, opts)
   return api.maximum(api.mul(largest, rtol), atol or 0)
 end
 
+-- The matrix and the options {atol =, rtol =, hermitian =} of matrix_rank and pinv, checked.
+local function tolerance_args(a, opts, fname)
+  a = computable(a, fname)
+  check_matrix(a, fname)
+  return a, options(opts, fname, { atol = true, rtol = true, hermitian = true })
+end
+
 -- The singular values (or eigenvalue magnitudes of a Hermitian A), largest first or not.
 local function magnitudes(a, hermitian)
   if hermitian then return M.eigvalsh(a):abs() end
@@ -212,10 +219,7 @@ end
 --- matrix_rank(A[, {atol =, rtol =, hermitian = false}]): the number of singular values above
 -- the tolerance, int64.
 function M.matrix_rank(a, opts)
-  local fname = "linalg.matrix_rank"
-  a = computable(a, fname)
-  check_matrix(a, fname)
-  opts = options(opts, fname, { atol = true, rtol = true, hermitian = true })
+  a, opts = tolerance_args(a, opts, "linalg.matrix_rank")
   local s = magnitudes(a, opts.hermitian)
   return api.gt(s, tolerance(a, s, opts)):sum(-1)
 end
@@ -223,10 +227,7 @@ end
 --- pinv(A[, {atol =, rtol =, hermitian = false}]): the Moore-Penrose pseudo-inverse, from the
 -- SVD (or eigh for a Hermitian A), singular values below the tolerance taken as zero.
 function M.pinv(a, opts)
-  local fname = "linalg.pinv"
-  a = computable(a, fname)
-  check_matrix(a, fname)
-  opts = options(opts, fname, { atol = true, rtol = true, hermitian = true })
+  a, opts = tolerance_args(a, opts, "linalg.pinv")
   if opts.hermitian then
     local w, v = M.eigh(a)
     local tol = tolerance(a, w:abs(), opts)

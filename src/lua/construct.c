@@ -74,20 +74,6 @@ static const dlx_tensor *push_host_doubles(lua_State *L, int64_t n, dlx_tensor *
   return view;
 }
 
-/* dlx.linspace(start, stop, n[, opts]): n values from start to stop, both included. */
-static int api_linspace(lua_State *L) {
-  double start = checknumber(L, 1, "linspace", "start"),
-         stop = checknumber(L, 2, "linspace", "stop");
-  int64_t n = checkcount(L, 3, "linspace");
-  dlxl_placement p;
-  dlx_tensor view;
-  const dlx_tensor *host;
-  dlxl_checkplacement(L, 4, "linspace", &p);
-  host = push_host_doubles(L, n, &view);
-  fill_linspace(dlxl_hostdata(host), n, start, stop);
-  return push_values(L, lua_gettop(L), &p, dtype_or(&p, DLX_FLOAT32), true);
-}
-
 /* Reads opts.base of logspace (default 10), checks that opts has no unknown key, and replaces
  * opts with a copy without base for dlxl_checkplacement. */
 static double take_base(lua_State *L, int idx) {
@@ -114,25 +100,31 @@ static double take_base(lua_State *L, int idx) {
   return base;
 }
 
-/* dlx.logspace(start, stop, n[, opts]): base ^ linspace(start, stop, n); opts.base defaults to
- * 10. */
-static int api_logspace(lua_State *L) {
-  double start = checknumber(L, 1, "logspace", "start"),
-         stop = checknumber(L, 2, "logspace", "stop");
-  int64_t n = checkcount(L, 3, "logspace");
+/* linspace, or logspace with logscale: the values made on the host, then cast and moved. */
+static int spaced_values(lua_State *L, const char *fname, bool logscale) {
+  double start = checknumber(L, 1, fname, "start"), stop = checknumber(L, 2, fname, "stop");
+  int64_t n = checkcount(L, 3, fname);
   dlxl_placement p;
   dlx_tensor view;
-  const dlx_tensor *host;
-  double base, *y;
-  lua_settop(L, 4);
-  base = take_base(L, 4);
-  dlxl_checkplacement(L, 4, "logspace", &p);
-  host = push_host_doubles(L, n, &view);
-  y = dlxl_hostdata(host);
+  double base = 10, *y;
+  if (logscale) {
+    lua_settop(L, 4);
+    base = take_base(L, 4);
+  }
+  dlxl_checkplacement(L, 4, fname, &p);
+  y = dlxl_hostdata(push_host_doubles(L, n, &view));
   fill_linspace(y, n, start, stop);
-  for (int64_t i = 0; i < n; i++) y[i] = pow(base, y[i]);
-  return push_values(L, lua_gettop(L), &p, dtype_or(&p, DLX_FLOAT32), false);
+  if (logscale)
+    for (int64_t i = 0; i < n; i++) y[i] = pow(base, y[i]);
+  return push_values(L, lua_gettop(L), &p, dtype_or(&p, DLX_FLOAT32), !logscale);
 }
+
+/* dlx.linspace(start, stop, n[, opts]): n values from start to stop, both included. */
+static int api_linspace(lua_State *L) { return spaced_values(L, "linspace", false); }
+
+/* dlx.logspace(start, stop, n[, opts]): base ^ linspace(start, stop, n); opts.base defaults to
+ * 10. */
+static int api_logspace(lua_State *L) { return spaced_values(L, "logspace", true); }
 
 /* ---- eye */
 

@@ -270,27 +270,23 @@ static const dlx_tensor *checkindices(lua_State *L, int idx, dlx_tensor *view) {
   return dlxl_checktensor(L, idx, view);
 }
 
-/* t:index_select(dim, index) */
-static int tensor_index_select(lua_State *L) {
+typedef int (*select_fn)(dlx_tensor *out, const dlx_tensor *src, int32_t dim,
+                         const dlx_tensor *index, dlx_error *err);
+
+/* t:index_select(dim, index) and t:gather(dim, index): a new tensor of t's ndim (index_select, a
+ * 1-d index) or index's (gather), so room for the larger. */
+static int select_along(lua_State *L, select_fn fn) {
   dlx_tensor tv, iv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int32_t dim = dlxl_checkdim(L, 2, t->ndim);
   const dlx_tensor *index = checkindices(L, 3, &iv);
   dlxl_result r;
-  dlxl_result_begin(L, &r, t->ndim, NULL);
-  return dlxl_result_push(L, &r, dlx_index_select(&r.made, t, dim, index, &r.err));
+  dlxl_result_begin(L, &r, t->ndim > index->ndim ? t->ndim : index->ndim, NULL);
+  return dlxl_result_push(L, &r, fn(&r.made, t, dim, index, &r.err));
 }
 
-/* t:gather(dim, index) */
-static int tensor_gather(lua_State *L) {
-  dlx_tensor tv, iv;
-  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
-  int32_t dim = dlxl_checkdim(L, 2, t->ndim);
-  const dlx_tensor *index = checkindices(L, 3, &iv);
-  dlxl_result r;
-  dlxl_result_begin(L, &r, index->ndim, NULL);
-  return dlxl_result_push(L, &r, dlx_gather(&r.made, t, dim, index, &r.err));
-}
+static int tensor_index_select(lua_State *L) { return select_along(L, dlx_index_select); }
+static int tensor_gather(lua_State *L) { return select_along(L, dlx_gather); }
 
 /* t:scatter_(dim, index, src): src a tensor or a Lua value; returns t. */
 static int tensor_scatter_(lua_State *L) {

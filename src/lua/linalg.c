@@ -105,36 +105,31 @@ static int tensor_matmul(lua_State *L) {
   return push_product(L, &args, 0);
 }
 
-/* dlx.mm(a, b[, {out =}]): 2-d by 2-d */
-static int api_mm(lua_State *L) {
+/* A product of operands of fixed ndims, what_a and what_b naming them in errors; 3-d ones have
+ * one batch size. */
+static int fixed_product(lua_State *L, const char *name, const char *what_a, int32_t ndim_a,
+                         const char *what_b, int32_t ndim_b) {
   dlx_tensor va, vb, vo;
-  dlx_matmul_args args = product_args(L, "mm", &va, &vb);
-  need_ndim(L, "mm", "the first operand", args.a, 2);
-  need_ndim(L, "mm", "the second operand", args.b, 2);
+  dlx_matmul_args args = product_args(L, name, &va, &vb);
+  need_ndim(L, name, what_a, args.a, ndim_a);
+  need_ndim(L, name, what_b, args.b, ndim_b);
+  if (ndim_a == 3) need_same(L, name, args.a, 0, args.b, 0, "the batch sizes differ");
   read_options(L, 3, &args, &vo, false);
   return push_product(L, &args, 3);
+}
+
+/* dlx.mm(a, b[, {out =}]): 2-d by 2-d */
+static int api_mm(lua_State *L) {
+  return fixed_product(L, "mm", "the first operand", 2, "the second operand", 2);
 }
 
 /* dlx.bmm(a, b[, {out =}]): 3-d by 3-d with one batch size */
 static int api_bmm(lua_State *L) {
-  dlx_tensor va, vb, vo;
-  dlx_matmul_args args = product_args(L, "bmm", &va, &vb);
-  need_ndim(L, "bmm", "the first operand", args.a, 3);
-  need_ndim(L, "bmm", "the second operand", args.b, 3);
-  need_same(L, "bmm", args.a, 0, args.b, 0, "the batch sizes differ");
-  read_options(L, 3, &args, &vo, false);
-  return push_product(L, &args, 3);
+  return fixed_product(L, "bmm", "the first operand", 3, "the second operand", 3);
 }
 
 /* dlx.mv(a, v[, {out =}]): 2-d by 1-d */
-static int api_mv(lua_State *L) {
-  dlx_tensor va, vb, vo;
-  dlx_matmul_args args = product_args(L, "mv", &va, &vb);
-  need_ndim(L, "mv", "the matrix", args.a, 2);
-  need_ndim(L, "mv", "the vector", args.b, 1);
-  read_options(L, 3, &args, &vo, false);
-  return push_product(L, &args, 3);
-}
+static int api_mv(lua_State *L) { return fixed_product(L, "mv", "the matrix", 2, "the vector", 1); }
 
 static int dot_product(lua_State *L, const char *name, bool conj) {
   dlx_tensor va, vb;

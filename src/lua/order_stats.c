@@ -6,6 +6,7 @@
 #include "core/order_stats.h"
 #include "lua/args.h"
 #include "lua/errors.h"
+#include "lua/reductions.h"
 #include "lua/result.h"
 #include "lua/tables.h"
 #include "lua/tensor.h"
@@ -166,33 +167,18 @@ static int tensor_logcumsumexp(lua_State *L) { return row_scan(L, DLX_ROW_LOGCUM
 
 /* ---- nansum, nanmean (the arguments of t:sum), count_nonzero(t[, dims]) */
 
-typedef int (*nan_reduce_fn)(dlx_tensor *, const dlx_tensor *, uint64_t, bool, dlx_error *);
-
-static int nan_reduce(lua_State *L, nan_reduce_fn fn) {
-  dlx_tensor view;
-  const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
-  uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
-  bool keepdim = dlxl_optboolean(L, 3, "keepdim");
-  dlxl_result r;
-  int rc;
-  dlxl_result_begin(L, &r, t->ndim, lua_touserdata(L, 1));
-  do rc = fn(&r.made, t, dims, keepdim, &r.err);
-  while (dlxl_result_retry(L, &r, rc));
-  return dlxl_result_push(L, &r, rc);
-}
-
 static int count_nonzero_fn(dlx_tensor *out, const dlx_tensor *src, uint64_t dims, bool keepdim,
                             dlx_error *err) {
   (void)keepdim;
   return dlx_count_nonzero(out, src, dims, err);
 }
 
-static int tensor_nansum(lua_State *L) { return nan_reduce(L, dlx_nansum); }
-static int tensor_nanmean(lua_State *L) { return nan_reduce(L, dlx_nanmean); }
+static int tensor_nansum(lua_State *L) { return dlxl_reduce_dims(L, dlx_nansum); }
+static int tensor_nanmean(lua_State *L) { return dlxl_reduce_dims(L, dlx_nanmean); }
 
 static int tensor_count_nonzero(lua_State *L) {
   lua_settop(L, 2); /* no keepdim */
-  return nan_reduce(L, count_nonzero_fn);
+  return dlxl_reduce_dims(L, count_nonzero_fn);
 }
 
 /* Methods of tensors, and the same functions in the dlx table. */

@@ -3,6 +3,8 @@
  * and norm, and the ops along one dim: cumsum, cumprod, softmax and log_softmax. */
 #include <math.h>
 
+#include "lua/reductions.h"
+
 #include "core/stats.h"
 #include "lua/args.h"
 #include "lua/errors.h"
@@ -10,7 +12,8 @@
 #include "lua/tables.h"
 #include "lua/tensor.h"
 
-static int reduce(lua_State *L, dlx_reduce_op op) {
+/* t:op([dims[, keepdim]]): fn's result, or dlx_reduce's with op when fn is NULL. */
+static int reduce_with(lua_State *L, dlx_reduce_op op, dlxl_reduce_fn fn) {
   dlx_tensor view;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &view);
   uint64_t dims = dlxl_checkdims(L, 2, t->ndim);
@@ -18,9 +21,17 @@ static int reduce(lua_State *L, dlx_reduce_op op) {
   dlxl_result r;
   int rc;
   dlxl_result_begin(L, &r, t->ndim, lua_touserdata(L, 1));
-  do rc = dlx_reduce(&r.made, op, t, dims, keepdim, &r.err);
+  do
+    rc = fn != NULL ? fn(&r.made, t, dims, keepdim, &r.err)
+                    : dlx_reduce(&r.made, op, t, dims, keepdim, &r.err);
   while (dlxl_result_retry(L, &r, rc));
   return dlxl_result_push(L, &r, rc);
+}
+
+static int reduce(lua_State *L, dlx_reduce_op op) { return reduce_with(L, op, NULL); }
+
+int dlxl_reduce_dims(lua_State *L, dlxl_reduce_fn fn) {
+  return reduce_with(L, DLX_REDUCE_SUM /* not read */, fn);
 }
 
 static int tensor_sum(lua_State *L) { return reduce(L, DLX_REDUCE_SUM); }

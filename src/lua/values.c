@@ -345,34 +345,31 @@ const luaL_Reg dlxl_value_funcs[] = {
  * dlx_get_element's copy to the wide dtype gives, without the copy (a scalar read from a host is
  * on every call of a script that returns t:sum():item()). False for other tensors. */
 static bool read_item_in_place(const dlx_tensor *t, dlx_scalar *out) {
-  const char *p = (const char *)t->buffer->data;
+  const char *p;
+  float f;
+  int32_t i;
   if (t->buffer->device.device_type != kDLCPU) return false;
+  p = (const char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
   switch (t->dtype) {
-  case DLX_FLOAT32: {
-    float f;
-    memcpy(&f, p + t->offset * (int64_t)sizeof f, sizeof f);
-    out->kind = DLX_KIND_FLOAT;
+  case DLX_FLOAT32:
+    memcpy(&f, p, sizeof f);
     out->v.f = f;
-    return true;
-  }
+    break;
   case DLX_FLOAT64:
-    out->kind = DLX_KIND_FLOAT;
-    memcpy(&out->v.f, p + t->offset * (int64_t)sizeof out->v.f, sizeof out->v.f);
-    return true;
-  case DLX_INT32: {
-    int32_t i;
-    memcpy(&i, p + t->offset * (int64_t)sizeof i, sizeof i);
-    out->kind = DLX_KIND_INT;
+    memcpy(&out->v.f, p, sizeof out->v.f);
+    break;
+  case DLX_INT32:
+    memcpy(&i, p, sizeof i);
     out->v.i = i;
-    return true;
-  }
+    break;
   case DLX_INT64:
-    out->kind = DLX_KIND_INT;
-    memcpy(&out->v.i, p + t->offset * (int64_t)sizeof out->v.i, sizeof out->v.i);
-    return true;
+    memcpy(&out->v.i, p, sizeof out->v.i);
+    break;
   default:
     return false;
   }
+  out->kind = dlx_dtype_kind(t->dtype); /* DLX_KIND_FLOAT or DLX_KIND_INT */
+  return true;
 }
 
 static int tensor_item(lua_State *L) {

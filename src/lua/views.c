@@ -21,17 +21,23 @@ static int64_t checkindex(lua_State *L, int idx, int32_t dim, int64_t size) {
                     (long long)i, (int)dim + 1, (long long)size, (long long)size, (long long)size);
 }
 
-/* t:view(shape): one size may be -1. */
-static int tensor_view(lua_State *L) {
+typedef int (*shape_view_fn)(dlx_tensor *out, const dlx_tensor *t, const int64_t *shape,
+                             int32_t ndim, dlx_error *err);
+
+/* t:view(shape) and t:expand(shape): a view of t with a new shape, where a size may be -1. */
+static int shape_view(lua_State *L, shape_view_fn fn) {
   dlx_tensor tv;
   const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
   int64_t shape[DLX_MAX_NDIM];
   int32_t ndim = dlxl_checkshape(L, 2, shape, true);
   dlxl_result r;
   dlxl_result_begin(L, &r, ndim, NULL);
-  dlxl_result_set(L, &r, dlx_view(&r.made, t, shape, ndim, &r.err));
+  dlxl_result_set(L, &r, fn(&r.made, t, shape, ndim, &r.err));
   return 1;
 }
+
+/* t:view(shape): one size may be -1. */
+static int tensor_view(lua_State *L) { return shape_view(L, dlx_view); }
 
 /* t:reshape(shape): a view when the strides allow it, else a view of a contiguous copy. */
 static int tensor_reshape(lua_State *L) {
@@ -203,16 +209,7 @@ static int tensor_unsqueeze(lua_State *L) {
 }
 
 /* t:expand(shape): size-1 dims broadcast, new leading dims, -1 keeps a size. */
-static int tensor_expand(lua_State *L) {
-  dlx_tensor tv;
-  const dlx_tensor *t = dlxl_checktensor(L, 1, &tv);
-  int64_t shape[DLX_MAX_NDIM];
-  int32_t ndim = dlxl_checkshape(L, 2, shape, true);
-  dlxl_result r;
-  dlxl_result_begin(L, &r, ndim, NULL);
-  dlxl_result_set(L, &r, dlx_expand(&r.made, t, shape, ndim, &r.err));
-  return 1;
-}
+static int tensor_expand(lua_State *L) { return shape_view(L, dlx_expand); }
 
 /* t:flip(dims): reversed along a dim or a list of dims (nil: all), with negative strides. */
 static int tensor_flip(lua_State *L) {
