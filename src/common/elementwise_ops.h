@@ -150,7 +150,8 @@ enum dlx_ewk_result {
   DLX_SHARED uint8_t dlx_ewk_logical_xor_##n(T x, T y) { return (x != 0) != (y != 0); }
 
 /* ---- integers. WU is the unsigned type they wrap in (at least unsigned int, so that narrow
- * types are not promoted to int, where a product could overflow). */
+ * types are not promoted to int, where a product could overflow); floor_divide, remainder, fmod
+ * and pow: arith.h. */
 
 #define DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                         \
   DLX_SHARED T dlx_ewk_add_##n(T x, T y) { return (T)((WU)x + (WU)y); }                            \
@@ -167,15 +168,10 @@ enum dlx_ewk_result {
   DLX_SHARED T dlx_ewk_bitwise_left_shift_##n(T x, T y) {                                          \
     return (WU)y >= (BITS) ? (T)0 : (T)((WU)x << (WU)y);                                           \
   }                                                                                                \
-  /* y >= 0 (the core refuses negative integer powers) */                                          \
-  DLX_SHARED T dlx_ewk_ipow_##n(T x, T y) {                                                        \
-    WU r = 1, base = (WU)x;                                                                        \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }                                                                                                \
+  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return dlx_floor_divide_##n(x, y); }           \
+  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return dlx_remainder_##n(x, y); }                 \
+  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return dlx_fmod_##n(x, y); }                           \
+  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return dlx_pow_##n(x, y); }                             \
   DLX_SHARED T dlx_ewk_neg_##n(T x) { return (T)(0u - (WU)x); }                                    \
   DLX_SHARED T dlx_ewk_square_##n(T x) { return (T)((WU)x * (WU)x); }                              \
   DLX_SHARED T dlx_ewk_bitwise_not_##n(T x) { return (T)~x; }                                      \
@@ -189,38 +185,20 @@ enum dlx_ewk_result {
   DLX_SHARED uint8_t dlx_ewk_isfinite_##n(T x) { return (uint8_t)(1 + 0 * x); }
 
 #define DLX_EWK_SIGNED(n, T, WU, BITS)                                                             \
+  DLX_DEFINE_SIGNED_ARITH(n, T, WU)                                                                \
   DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                               \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) {                                                \
-    T q;                                                                                           \
-    if (y == 0) return 0;                                                                          \
-    if (y == -1) return (T)(WU)(0u - (WU)x); /* MIN / -1 wraps */                                  \
-    q = (T)(x / y);                                                                                \
-    return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
-  }                                                                                                \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) {                                                   \
-    T r;                                                                                           \
-    if (y == 0 || y == -1) return 0;                                                               \
-    r = (T)(x % y);                                                                                \
-    return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
-  }                                                                                                \
-  /* C's %: the dividend's sign; MIN % -1 is 0 (and no trap) */                                    \
-  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }           \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y);                                    \
   }                                                                                                \
-  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return y < 0 ? (T)0 : dlx_ewk_ipow_##n(x, y); }         \
   DLX_SHARED T dlx_ewk_abs_##n(T x) { return x < 0 ? (T)(0u - (WU)x) : x; }                        \
   DLX_SHARED T dlx_ewk_sign_##n(T x) { return (T)((x > 0) - (x < 0)); }
 
 #define DLX_EWK_UNSIGNED(n, T, WU, BITS)                                                           \
+  DLX_DEFINE_UNSIGNED_ARITH(n, T, WU)                                                              \
   DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                               \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return (T)(y != 0 ? x / y : 0); }              \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                 \
-  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                      \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)0 : (T)(x >> y);                                                   \
   }                                                                                                \
-  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return dlx_ewk_ipow_##n(x, y); }                        \
   DLX_SHARED T dlx_ewk_abs_##n(T x) { return x; }                                                  \
   DLX_SHARED T dlx_ewk_sign_##n(T x) { return (T)(x > 0); }
 

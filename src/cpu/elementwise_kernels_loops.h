@@ -77,53 +77,18 @@
   BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))
 
 /* ---- integers. WU is the unsigned type the arithmetic wraps in (at least unsigned int, so that
- * narrow types are not promoted to int, where a product could overflow). */
-
-#define INT_HELPERS_SIGNED(name, T, WU, BITS)                                                      \
-  static inline T floordiv_##name(T x, T y) {                                                      \
-    if (y == 0) return 0;                    /* refused by the core; no trap if it comes anyway */ \
-    if (y == -1) return (T)(WU)(0u - (WU)x); /* MIN / -1 wraps */                                  \
-    T q = (T)(x / y);                                                                              \
-    return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
-  }                                                                                                \
-  static inline T cmod_##name(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }             \
-  static inline T mod_##name(T x, T y) {                                                           \
-    if (y == 0 || y == -1) return 0;                                                               \
-    T r = (T)(x % y);                                                                              \
-    return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
-  }                                                                                                \
-  static inline T ipow_##name(T x, T y) {                                                          \
-    WU r = 1, base = (WU)x;                                                                        \
-    if (y < 0) return 0; /* refused by the core */                                                 \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }
-
-#define INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                    \
-  static inline T floordiv_##name(T x, T y) { return (T)(y != 0 ? x / y : 0); }                    \
-  static inline T mod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                         \
-  static inline T cmod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                        \
-  static inline T ipow_##name(T x, T y) {                                                          \
-    WU r = 1, base = (WU)x;                                                                        \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }
+ * narrow types are not promoted to int, where a product could overflow); floor_divide, remainder,
+ * fmod and pow are common/arith.h's, the definition the GPUs share. */
 
 /* Ops shared by signed and unsigned integers. */
 #define INT_KERNELS(name, T, WU, BITS)                                                             \
   BINARY(add_##name, T, T, (T)((WU)x + (WU)y))                                                     \
   BINARY(sub_##name, T, T, (T)((WU)x - (WU)y))                                                     \
   BINARY(mul_##name, T, T, (T)((WU)x * (WU)y))                                                     \
-  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
-  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
-  BINARY(fmod_##name, T, T, cmod_##name(x, y)) /* C's %: the dividend's sign */                    \
-  BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
+  BINARY(floor_divide_##name, T, T, dlx_floor_divide_##name(x, y))                                 \
+  BINARY(remainder_##name, T, T, dlx_remainder_##name(x, y))                                       \
+  BINARY(fmod_##name, T, T, dlx_fmod_##name(x, y))                                                 \
+  BINARY(pow_##name, T, T, dlx_pow_##name(x, y))                                                   \
   BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
   BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
   COMPARE(name, T)                                                                                 \
@@ -143,14 +108,14 @@
 /* Shifts by a negative amount or by the width or more: 0, or -1 for a negative signed value
  * shifted right (NumPy's rule); (WU)y makes a negative amount huge. */
 #define SIGNED_KERNELS(name, T, WU, BITS)                                                          \
-  INT_HELPERS_SIGNED(name, T, WU, BITS)                                                            \
+  DLX_DEFINE_SIGNED_ARITH(name, T, WU)                                                             \
   INT_KERNELS(name, T, WU, BITS)                                                                   \
   BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y))    \
   UNARY(abs_##name, T, T, x < 0 ? (T)(0u - (WU)x) : x)                                             \
   UNARY(sign_##name, T, T, (T)((x > 0) - (x < 0)))
 
 #define UNSIGNED_KERNELS(name, T, WU, BITS)                                                        \
-  INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                          \
+  DLX_DEFINE_UNSIGNED_ARITH(name, T, WU)                                                           \
   INT_KERNELS(name, T, WU, BITS)                                                                   \
   BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)0 : (T)(x >> y))                   \
   UNARY(abs_##name, T, T, x)                                                                       \
