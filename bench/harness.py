@@ -6,7 +6,10 @@ runs the cases in rounds that interleave them (a change in the machine's load hi
 `print_table` shows each case's median over the rounds and its ratio to the first case, the
 reference (reference time / case time: higher is faster). `print_machine` prints the machine,
 its load average and the thread counts, so that every table says what it ran on.
+`size_options` reads the command line of the benches over one size (order_stats.py, runs.py,
+sort.py).
 """
+import argparse
 import os
 import statistics
 import sys
@@ -23,6 +26,16 @@ try:
     import torch  # noqa: E402
 except ImportError:  # cat.py runs without PyTorch
     torch = None
+
+
+def size_options(doc, rounds):
+    """The options of a bench over one size, --mi (elements, in Mi; 16) and --rounds (default
+    `rounds`), parsed; returns (args, the element count). doc: the bench's docstring."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--mi", type=int, default=16, help="elements, in Mi")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    args = parser.parse_args()
+    return args, args.mi << 20
 
 
 def lua_state(seed=None):

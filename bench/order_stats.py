@@ -11,8 +11,6 @@ their default thread counts, printed. The goal: dlx >= 1.0 x torch and >= 1.0 x 
 
     DLX_LIBRARY=build/libdlx.so python3 bench/order_stats.py [--mi 16] [--rounds 5]
 """
-import argparse
-
 import numpy as np
 import torch
 
@@ -20,11 +18,7 @@ import harness
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mi", type=int, default=16, help="elements, in Mi")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    n = args.mi << 20
+    args, n = harness.size_options(__doc__, rounds=5)
     torch.manual_seed(1)
     x = torch.rand(n)
     a = x.numpy()

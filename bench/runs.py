@@ -12,8 +12,6 @@ default thread counts, printed.
 
     DLX_LIBRARY=build/libdlx.so python3 bench/runs.py [--mi 16] [--rounds 7]
 """
-import argparse
-
 import numpy as np
 import torch
 
@@ -29,11 +27,7 @@ def np_unique_consecutive(a):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mi", type=int, default=16, help="elements, in Mi")
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args()
-    n = args.mi << 20
+    args, n = harness.size_options(__doc__, rounds=7)
     side = int(round(n ** 0.5))
     x = (torch.arange(n, dtype=torch.int32) // 4) % 3
     m = ((torch.arange(side * side, dtype=torch.int64) * 7) % 3 == 0).float().view(side, side)

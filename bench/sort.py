@@ -11,8 +11,6 @@ thread counts, printed. The goal: dlx sort >= 1.0 x torch.sort (ratio >= 1.0).
 
     DLX_LIBRARY=build/libdlx.so python3 bench/sort.py [--mi 16] [--rounds 5]
 """
-import argparse
-
 import numpy as np
 import torch
 
@@ -20,11 +18,7 @@ import harness
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mi", type=int, default=16, help="elements, in Mi")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    n = args.mi << 20
+    args, n = harness.size_options(__doc__, rounds=5)
     lua = harness.lua_state(seed=1)
     lua.eval("X = dlx.rand(...); return X.numel", n)
     lua.load_string("SORT = function() local v, i = X:sort(); return v.numel + i.numel end")

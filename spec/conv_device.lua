@@ -23,11 +23,7 @@ function R.values(n, seed)
   return out
 end
 
-local function numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+local numel, flat = h.numel, h.flat
 
 --- PyTorch's convolution written out: x (N, C, spatial...) and w (C_out, C / groups, k...) as
 --- flat row-major lists of their shapes xs and ws, b nil or a list; o.stride, o.lo, o.hi,
@@ -143,18 +139,6 @@ return function(device, it, opts)
   opts = opts or {}
   local function on(values, shape, dtype)
     return dlx.tensor(values, { dtype = dtype or "float32" }):view(shape):to(device)
-  end
-  local function flat(t)
-    local out = {}
-    local function walk(v)
-      if type(v) ~= "table" or v.re ~= nil then
-        out[#out + 1] = v
-        return
-      end
-      for _, x in ipairs(v) do walk(x) end
-    end
-    walk(t:totable())
-    return out
   end
   local function expect(want, shape, got, dtype)
     assert.equal(device, tostring(got.device))

@@ -84,7 +84,13 @@ describe("#gpu CUDA DLPack", function()
     local host = dlx.from_dlpack(cap)
     assert.are.equal("cpu", tostring(host.device))
     assert.are.equal(5000, host:sum():item())
-    h.raises("ValueError", t.__dlpack, t, { dl_device = { 1, 0 }, stream = 1 })
+    -- PyTorch and JAX pass their stream on the tensor's device with dl_device = {1, 0}: the copy
+    -- is complete all the same; the value follows the CUDA table
+    dlx.cuda.busy_wait(BUSY)
+    t:fill_(6)
+    host = dlx.from_dlpack(t:__dlpack { dl_device = { 1, 0 }, stream = 1, max_version = V13 })
+    assert.are.equal(6000, host:sum():item())
+    h.raises("ValueError", t.__dlpack, t, { dl_device = { 1, 0 }, stream = 0 })
   end)
 
   it("keeps managed memory managed through an exchange", function()
@@ -93,6 +99,13 @@ describe("#gpu CUDA DLPack", function()
     assert.are.equal("cuda_managed", tostring(back.device))
     assert.are.equal(45, back:sum():item())
     assert.are.equal(45, back:to("cuda"):sum():item())
+    -- CuPy passes its stream for managed memory (as for cuda:N): taken, the data is complete
+    local s <close> = dlx.stream("cuda")
+    for _, stream in ipairs { 1, 2, -1, s.handle } do
+      local u = dlx.from_dlpack(m:__dlpack { stream = stream, max_version = V13 })
+      assert.are.equal(45, u:sum():item())
+    end
+    h.raises("ValueError", m.__dlpack, m, { stream = -2 })
   end)
 
   if dlx.cuda.device_count() < 2 then

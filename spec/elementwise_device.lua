@@ -8,24 +8,11 @@ local h = require "spec.helper"
 local dlx = h.dlx
 local assert = require "luassert" -- specs get it as their assert; this module does not
 
+-- Seeded values (h.seeded_values); positive: integers from 1 (divisors, shift counts; unsigned
+-- ones always are).
 local function values(dtype, n, seed, positive)
-  math.randomseed(seed)
-  local out = {}
-  for i = 1, n do
-    local v
-    if dtype == "bool" then
-      v = math.random(0, 2) > 0
-    elseif dtype:match("^uint") or (positive and dtype:match("^int")) then
-      v = math.random(1, 7)
-    elseif dtype:match("^int") then
-      v = math.random(-9, 9)
-    else
-      v = math.random(-400, 400) / 64 -- exact in every float dtype
-      if dtype:match("^complex") then v = { re = v, im = math.random(-4, 4) / 2 } end
-    end
-    out[i] = v
-  end
-  return out
+  return h.seeded_values(dtype, n, seed,
+    { bool = 2, uint = { 1, 7 }, int = positive and { 1, 7 } or { -9, 9 } })
 end
 
 local BINARY = {

@@ -1,5 +1,6 @@
 --- Shared helpers for the dlx specs: error-class assertions, approximate equality, deep
--- comparison of nested tables, the testprod loader and a subprocess runner.
+-- comparison of nested tables, the testprod loader and a subprocess runner, memory growth over a
+-- loop, element counts, flat values and seeded values, and what dlx.linalg's specs share.
 -- Specs do `local h = require "spec.helper"` (the default package.path has "./?.lua", and the
 -- specs run from the repository root).
 local h = {}
@@ -277,6 +278,67 @@ function h.without_collector(fn)
   if not ok then error(err, 0) end
 end
 
+--- The most that dlx.memory_allocated("cpu") grew over n calls of step(i), two full collections
+-- before the first and none asked for after: what the collector frees by itself keeps it low.
+function h.peak_growth(n, step)
+  collectgarbage()
+  collectgarbage()
+  local m0 = dlx.memory_allocated("cpu")
+  local peak = 0
+  for i = 1, n do
+    step(i)
+    local m = dlx.memory_allocated("cpu") - m0
+    if m > peak then peak = m end
+  end
+  return peak
+end
+
+--- The element count of a shape (a list of sizes; 1 for {}).
+function h.numel(shape)
+  local n = 1
+  for _, s in ipairs(shape) do n = n * s end
+  return n
+end
+
+--- The values of tensor t in row-major order (its totable() flattened; a complex value stays
+-- one {re =, im =} table).
+function h.flat(t)
+  local out = {}
+  local function walk(v)
+    if type(v) ~= "table" or v.re ~= nil then
+      out[#out + 1] = v
+      return
+    end
+    for _, x in ipairs(v) do walk(x) end
+  end
+  walk(t:totable())
+  return out
+end
+
+--- n values of dtype drawn after math.randomseed(seed), each exact in dtype: booleans true
+-- unless math.random(0, r.bool) draws 0, integers in r.int (r.uint for the unsigned dtypes), each
+-- a {lo, hi} pair, floats multiples of 1/64 in [-6.25, 6.25] (complex ones with an imaginary part
+-- in halves). The same seed gives the same values on every device.
+function h.seeded_values(dtype, n, seed, r)
+  math.randomseed(seed)
+  local out = {}
+  for i = 1, n do
+    local v
+    if dtype == "bool" then
+      v = math.random(0, r.bool) > 0
+    elseif dtype:match("^uint") then
+      v = math.random(r.uint[1], r.uint[2])
+    elseif dtype:match("^int") then
+      v = math.random(r.int[1], r.int[2])
+    else
+      v = math.random(-400, 400) / 64 -- exact in every float dtype
+      if dtype:match("^complex") then v = { re = v, im = math.random(-4, 4) / 2 } end
+    end
+    out[i] = v
+  end
+  return out
+end
+
 function h.shape_of(t)
   local shape = {}
   while type(t) == "table" and t.re == nil do
@@ -328,6 +390,43 @@ function h.same_bits(want, got)
   assert.equal(want.dtype, got.dtype)
   assert.same(want.shape, got.shape)
   assert.equal(want:tobytes(), got:to("cpu"):tobytes())
+end
+
+-- ---- dlx.linalg's specs
+
+--- The dtypes dlx.linalg's decompositions take, the real dtype of each (of its values' parts, its
+-- norms and singular values) and the epsilon of those real ones, which the tolerances scale.
+h.LINALG_DTYPES = { "float32", "float64", "complex64", "complex128" }
+h.REAL_OF = { float32 = "float32", float64 = "float64", complex64 = "float32",
+  complex128 = "float64" }
+h.EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+
+function h.is_complex(dtype) return dtype:sub(1, 7) == "complex" end
+
+--- Normal random values of dtype from dlx's global generator (a complex dtype's imaginary parts
+-- too).
+function h.randn(shape, dtype)
+  local t = dlx.randn(shape, { dtype = h.REAL_OF[dtype] })
+  if h.is_complex(dtype) then
+    t = dlx.add(t, dlx.mul(dlx.randn(shape, { dtype = h.REAL_OF[dtype] }), { re = 0, im = 1 }))
+  end
+  return t
+end
+
+--- The matrix product of a and b as a broadcast product summed over the shared dim: a reference
+-- independent of dlx.matmul.
+function h.mm(a, b) return dlx.mul(a:unsqueeze(-1), b:unsqueeze(-3)):sum(-2) end
+
+--- The conjugate transpose of t's last two dims.
+function h.adj(t)
+  local tt = t:transpose(-2, -1)
+  return h.is_complex(t.dtype) and tt:conj() or tt
+end
+
+--- The largest magnitude in t (0 when t is empty).
+function h.maxabs(t)
+  if t.numel == 0 then return 0 end
+  return t:abs():max():item()
 end
 
 return h

@@ -4,21 +4,10 @@ local h = require "spec.helper"
 local dlx = h.dlx
 local L = dlx.linalg
 
-local DTYPES = { "float32", "float64", "complex64", "complex128" }
-local REAL = { float32 = "float32", float64 = "float64", complex64 = "float32",
-  complex128 = "float64" }
-local EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS
 local INF = math.huge
 
-local function randn(shape, dtype)
-  local t = dlx.randn(shape, { dtype = REAL[dtype] })
-  if dtype:sub(1, 7) == "complex" then
-    t = dlx.add(t, dlx.mul(dlx.randn(shape, { dtype = REAL[dtype] }), { re = 0, im = 1 }))
-  end
-  return t
-end
-
-local function maxabs(t) return t.numel == 0 and 0 or t:abs():max():item() end
+local randn, maxabs = h.randn, h.maxabs
 
 local function assert_near(got, want, dtype, scale, what)
   local err = maxabs(dlx.sub(got, want))

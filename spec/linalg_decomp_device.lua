@@ -13,13 +13,10 @@ local dlx = h.dlx
 local assert = require "luassert" -- specs get it as their assert; this module does not
 local L = dlx.linalg
 
-local DTYPES = { "float32", "float64", "complex64", "complex128" }
-local REAL = { float32 = "float32", float64 = "float64", complex64 = "float32",
-  complex128 = "float64" }
-local EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS
 local J = { re = 0, im = 1 }
 
-local function is_complex(dtype) return dtype:sub(1, 7) == "complex" end
+local is_complex, mm, adj, maxabs = h.is_complex, h.mm, h.adj, h.maxabs
 
 -- Random values made on the CPU (the same on every device), of dtype.
 local function randn(shape, dtype)
@@ -31,11 +28,11 @@ local function randn(shape, dtype)
   return t:astype(dtype)
 end
 
-local function mm(a, b) return (a:unsqueeze(-1) * b:unsqueeze(-3)):sum(-2) end
-
-local function adj(t)
-  local tt = t:transpose(-2, -1)
-  return is_complex(t.dtype) and tt:conj() or tt
+-- Random right-hand sides for matrices of shape: the same batch and rows, k columns.
+local function rhs(shape, k, dtype)
+  local bshape = { table.unpack(shape) }
+  bshape[#bshape] = k
+  return randn(bshape, dtype)
 end
 
 local function eye(n, dtype) return dlx.eye(n, { dtype = dtype }) end
@@ -47,11 +44,6 @@ local function ident(shape, k, dtype)
   s[#s + 1] = k
   s[#s + 1] = k
   return eye(k, dtype):expand(s)
-end
-
-local function maxabs(t)
-  if t.numel == 0 then return 0 end
-  return t:abs():max():item()
 end
 
 local function near(got, want, dtype, n, scale, what)
@@ -146,9 +138,7 @@ return function(device, it, opts)
       for _, shape in ipairs(SHAPES) do
         local n = shape[#shape]
         local a = square(shape, dtype)
-        local bshape = { table.unpack(shape) }
-        bshape[#bshape] = 2
-        local b = randn(bshape, dtype)
+        local b = rhs(shape, 2, dtype)
         local x = back(L.solve(on(a), on(b)))
         near(mm(a, x), b, dtype, n, n * n, "A X = B")
         local inv = back(L.inv(on(a)))
@@ -263,9 +253,7 @@ return function(device, it, opts)
         local clu, cpiv = L.lu_factor(a)
         assert.is_true(dlx.equal(back(piv), cpiv), "the pivots")
         near(back(lu), clu, dtype, n, n, "LU")
-        local bshape = { table.unpack(shape) }
-        bshape[#bshape] = 3
-        local b = randn(bshape, dtype)
+        local b = rhs(shape, 3, dtype)
         near(mm(a, back(L.lu_solve(lu, piv, on(b)))), b, dtype, n, n * n, "lu_solve")
       end
       for _, size in ipairs({ { 5, 3 }, { 3, 5 }, { 4, 4 }, { 50, 2, 3 } }) do
@@ -302,9 +290,7 @@ return function(device, it, opts)
       for _, shape in ipairs(SHAPES) do
         local n = shape[#shape]
         local a = square(shape, dtype)
-        local bshape = { table.unpack(shape) }
-        bshape[#bshape] = 2
-        local b = randn(bshape, dtype)
+        local b = rhs(shape, 2, dtype)
         for _, upper in ipairs({ true, false }) do
           for _, unit in ipairs({ false, true }) do
             local x = back(L.solve_triangular(on(a), on(b), { upper = upper,
@@ -363,9 +349,7 @@ return function(device, it, opts)
         for _, size in ipairs({ { 6, 4 }, { 4, 4 }, { 3, 5 }, { 200, 5, 3 }, { 200, 2, 4 } }) do
           local m, n = size[#size - 1], size[#size]
           local a = randn(size, dtype) + dlx.eye(m, n, { dtype = dtype }) * 3
-          local bshape = { table.unpack(size) }
-          bshape[#bshape] = 2
-          local b = randn(bshape, dtype)
+          local b = rhs(size, 2, dtype)
           local x, res, rank, s = L.lstsq(on(a), on(b))
           x, res, rank, s = back(x), back(res), back(rank), back(s)
           local want, cres, crank, cs = L.lstsq(a, b)

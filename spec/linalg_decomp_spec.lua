@@ -7,34 +7,11 @@ local h = require "spec.helper"
 local dlx = h.dlx
 local L = dlx.linalg
 
-local DTYPES = { "float32", "float64", "complex64", "complex128" }
-local REAL = { float32 = "float32", float64 = "float64", complex64 = "float32",
-  complex128 = "float64" }
-local EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS
 
-local function is_complex(dtype) return dtype:sub(1, 7) == "complex" end
-
-local function randn(shape, dtype)
-  local t = dlx.randn(shape, { dtype = REAL[dtype] })
-  if is_complex(dtype) then
-    t = dlx.add(t, dlx.mul(dlx.randn(shape, { dtype = REAL[dtype] }), { re = 0, im = 1 }))
-  end
-  return t
-end
-
-local function mm(a, b) return dlx.mul(a:unsqueeze(-1), b:unsqueeze(-3)):sum(-2) end
-
-local function adj(t)
-  local tt = t:transpose(-2, -1)
-  return is_complex(t.dtype) and tt:conj() or tt
-end
+local randn, mm, adj, maxabs = h.randn, h.mm, h.adj, h.maxabs
 
 local function eye(n, dtype) return dlx.eye(n, { dtype = dtype }) end
-
-local function maxabs(t)
-  if t.numel == 0 then return 0 end
-  return t:abs():max():item()
-end
 
 --- |got - want| <= factor * n * eps * scale, elementwise at most.
 local function assert_near(got, want, dtype, n, scale, what, factor)

@@ -3,23 +3,7 @@ local h = require "spec.helper"
 local dlx = h.dlx
 
 local function values(dtype, n, seed)
-  math.randomseed(seed)
-  local out = {}
-  for i = 1, n do
-    local v
-    if dtype == "bool" then
-      v = math.random(0, 3) > 0
-    elseif dtype:match("^uint") then
-      v = math.random(0, 9)
-    elseif dtype:match("^int") then
-      v = math.random(-9, 9)
-    else
-      v = math.random(-400, 400) / 64 -- exact in every float dtype
-      if dtype:match("^complex") then v = { re = v, im = math.random(-4, 4) / 2 } end
-    end
-    out[i] = v
-  end
-  return out
+  return h.seeded_values(dtype, n, seed, { bool = 3, uint = { 0, 9 }, int = { -9, 9 } })
 end
 
 local ORDERED = { "min", "max", "argmin", "argmax" }

@@ -170,29 +170,34 @@ local function layouts(dtype, seed)
   }
 end
 
+--- Calls fn(t, dim, rows, li) for each layout t (the li-th) of dtype's values at seed and each
+--- dim, rows being t's rows along dim.
+local function each_view(dtype, seed, fn)
+  for li, t in ipairs(layouts(dtype, seed)) do
+    for dim = 1, 2 do fn(t, dim, rows_along(t, dim), li) end
+  end
+end
+
 describe("median, nanmedian, kthvalue, mode", function()
   for _, dtype in ipairs(DTYPES) do
     it("match a stable sort's picks along each dim: " .. dtype, function()
-      for li, t in ipairs(layouts(dtype, 7 + #dtype)) do
-        for dim = 1, 2 do
-          local rows = rows_along(t, dim)
-          local n = #rows[1]
-          for _, op in ipairs { "median", "nanmedian", "mode", "kthvalue" } do
-            local k = (li % n) + 1
-            local v, i
-            if op == "kthvalue" then v, i = t:kthvalue(k, dim) else v, i = t[op](t, dim) end
-            assert.equal(dtype, v.dtype)
-            assert.equal("int64", i.dtype)
-            assert.same({ #rows }, v.shape)
-            local vt, it_ = v:totable(), i:totable()
-            for r, xs in ipairs(rows) do
-              local wv, wi = ref_row(op, xs, k)
-              same_value(wv, vt[r])
-              assert.equal(wi, it_[r], ("%s row %d of layout %d, dim %d"):format(op, r, li, dim))
-            end
+      each_view(dtype, 7 + #dtype, function(t, dim, rows, li)
+        local n = #rows[1]
+        for _, op in ipairs { "median", "nanmedian", "mode", "kthvalue" } do
+          local k = (li % n) + 1
+          local v, i
+          if op == "kthvalue" then v, i = t:kthvalue(k, dim) else v, i = t[op](t, dim) end
+          assert.equal(dtype, v.dtype)
+          assert.equal("int64", i.dtype)
+          assert.same({ #rows }, v.shape)
+          local vt, it_ = v:totable(), i:totable()
+          for r, xs in ipairs(rows) do
+            local wv, wi = ref_row(op, xs, k)
+            same_value(wv, vt[r])
+            assert.equal(wi, it_[r], ("%s row %d of layout %d, dim %d"):format(op, r, li, dim))
           end
         end
-      end
+      end)
     end)
   end
 
@@ -316,26 +321,23 @@ describe("quantile, nanquantile", function()
   local QS = { 0, 0.1, 0.25, 0.5, 0.7, 0.75, 1 }
   for _, dtype in ipairs(FLOATS) do
     it("match interpolated picks of a stable sort: " .. dtype, function()
-      for _, t in ipairs(layouts(dtype, 3 + #dtype)) do
-        for dim = 1, 2 do
-          local rows = rows_along(t, dim)
-          for _, how in ipairs(HOWS) do
-            for _, ignore in ipairs { false, true } do
-              local fn = ignore and dlx.nanquantile or dlx.quantile
-              local got = fn(t, QS, { dim = dim, interpolation = how })
-              assert.same({ #QS, #rows }, got.shape)
-              assert.equal(dtype, got.dtype)
-              local tab = got:totable()
-              for qi, q in ipairs(QS) do
-                for r, xs in ipairs(rows) do
-                  local want = dlx.tensor(ref_quantile(xs, q, how, ignore), { dtype = dtype })
-                  same_value(want:item(), tab[qi][r])
-                end
+      each_view(dtype, 3 + #dtype, function(t, dim, rows)
+        for _, how in ipairs(HOWS) do
+          for _, ignore in ipairs { false, true } do
+            local fn = ignore and dlx.nanquantile or dlx.quantile
+            local got = fn(t, QS, { dim = dim, interpolation = how })
+            assert.same({ #QS, #rows }, got.shape)
+            assert.equal(dtype, got.dtype)
+            local tab = got:totable()
+            for qi, q in ipairs(QS) do
+              for r, xs in ipairs(rows) do
+                local want = dlx.tensor(ref_quantile(xs, q, how, ignore), { dtype = dtype })
+                same_value(want:item(), tab[qi][r])
               end
             end
           end
         end
-      end
+      end)
     end)
   end
 
@@ -382,37 +384,34 @@ end)
 describe("cummax, cummin, logcumsumexp", function()
   for _, dtype in ipairs(DTYPES) do
     it("match running references along each dim: " .. dtype, function()
-      for _, t in ipairs(layouts(dtype, 11 + #dtype)) do
-        for dim = 1, 2 do
-          local rows = rows_along(t, dim)
-          for _, max in ipairs { true, false } do
-            local v, i = (max and t.cummax or t.cummin)(t, dim)
-            assert.same(t.shape, v.shape)
-            assert.equal(dtype, v.dtype)
-            local vr, ir = rows_along(v, dim), rows_along(i, dim)
-            for r, xs in ipairs(rows) do
-              local wv, wi = ref_cum(xs, max)
-              for j = 1, #xs do
-                same_value(wv[j], vr[r][j])
-                assert.equal(wi[j], ir[r][j])
-              end
-            end
-          end
-          local l = dlx.logcumsumexp(t, dim)
-          assert.equal(is_float(dtype) and dtype or "float32", l.dtype)
-          local lr = rows_along(l, dim)
+      each_view(dtype, 11 + #dtype, function(t, dim, rows)
+        for _, max in ipairs { true, false } do
+          local v, i = (max and t.cummax or t.cummin)(t, dim)
+          assert.same(t.shape, v.shape)
+          assert.equal(dtype, v.dtype)
+          local vr, ir = rows_along(v, dim), rows_along(i, dim)
           for r, xs in ipairs(rows) do
-            local nums = {}
-            for j, x in ipairs(xs) do nums[j] = num(x) end
-            local want = ref_logcumsumexp(nums)
+            local wv, wi = ref_cum(xs, max)
             for j = 1, #xs do
-              local w = dlx.tensor(want[j], { dtype = l.dtype }):item()
-              if w ~= w or w == INF or w == -INF then same_value(w, lr[r][j])
-              else h.assert_close(w, lr[r][j], l.dtype:match("16") and 1e-2 or 1e-6) end
+              same_value(wv[j], vr[r][j])
+              assert.equal(wi[j], ir[r][j])
             end
           end
         end
-      end
+        local l = dlx.logcumsumexp(t, dim)
+        assert.equal(is_float(dtype) and dtype or "float32", l.dtype)
+        local lr = rows_along(l, dim)
+        for r, xs in ipairs(rows) do
+          local nums = {}
+          for j, x in ipairs(xs) do nums[j] = num(x) end
+          local want = ref_logcumsumexp(nums)
+          for j = 1, #xs do
+            local w = dlx.tensor(want[j], { dtype = l.dtype }):item()
+            if w ~= w or w == INF or w == -INF then same_value(w, lr[r][j])
+            else h.assert_close(w, lr[r][j], l.dtype:match("16") and 1e-2 or 1e-6) end
+          end
+        end
+      end)
     end)
   end
 

@@ -9,8 +9,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 150
+local SEED, CASES = N.seed(), N.cases(150)
 local SCRIPT = "tests/property/torch_conv.py"
 local FUNCTIONS = { dlx.conv1d, dlx.conv2d, dlx.conv3d }
 

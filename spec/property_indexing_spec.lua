@@ -10,8 +10,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_indexing.py"
 
 -- The positions (1-based) a range {first, last, step} takes of a dim of size n, as the docs say.

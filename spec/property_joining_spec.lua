@@ -8,8 +8,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_joining.py"
 
 local INTEGERS = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -55,10 +54,8 @@ local function check(case, result)
   local dtype, shape, values, sizes = result:match("^[^\t]*\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
   if not dtype then fail("NumPy refused it: " .. result) end
   local t = dlx[case.op](case.tensors, case.dim)
-  if t.dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(t.dtype, dtype)) end
-  if table.concat(t.shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(t.shape, ","), shape))
-  end
+  N.check_dtype(t, dtype, fail)
+  N.check_shape(t, shape, fail)
   local got = flat(t)
   N.check_values(values, got, fail)
   local pieces, lengths = t:split(case.size, case.dim), {}

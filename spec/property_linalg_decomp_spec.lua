@@ -13,14 +13,10 @@ local N = require "spec.property_numpy"
 local dlx = h.dlx
 local L = dlx.linalg
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 200
+local SEED, CASES = N.seed(), N.cases(200)
 local SCRIPT = "tests/property/numpy_linalg_decomp.py"
 
-local DTYPES = { "float32", "float64", "complex64", "complex128" }
-local REAL = { float32 = "float32", float64 = "float64", complex64 = "float32",
-  complex128 = "float64" }
-local EPS = { float32 = 1.1920928955078125e-07, float64 = 2.220446049250313e-16 }
+local DTYPES, REAL, EPS = h.LINALG_DTYPES, h.REAL_OF, h.EPS
 
 -- op -> the kinds of matrices it is tried on
 local OPS = {
@@ -276,8 +272,8 @@ local function check(case, result)
         local same_inf = v[1] == g[1] and v[2] == g[2]
         local err = math.max(math.abs(g[1] - v[1]), math.abs(g[2] - v[2]))
         if not same_inf and not (err <= tol) then -- luacheck: ignore 581 (NaN fails too)
-          fail(("output %d element %d: NumPy %s%+si, dlx %s%+si (tolerance %g)"):format(k, i,
-            v[1], v[2], g[1], g[2], tol))
+          fail(("output %d element %d: NumPy %.9g%+.9gi, dlx %.9g%+.9gi (tolerance %g)"):format(
+            k, i, v[1], v[2], g[1], g[2], tol))
         end
       end
     end

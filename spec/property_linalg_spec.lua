@@ -9,8 +9,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 200
+local SEED, CASES = N.seed(), N.cases(200)
 local SCRIPT = "tests/property/numpy_linalg.py"
 
 local DTYPES = { "float32", "float64", "complex64", "complex128", "float16", "bfloat16", "int32",
@@ -136,9 +135,7 @@ local function check(case, result)
     return
   end
   if not ok then fail("dlx refused it: " .. tostring(t)) end
-  if table.concat(t.shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(t.shape, ","), shape))
-  end
+  N.check_shape(t, shape, fail)
   N.check_values(values, values_of(t), fail)
 end
 

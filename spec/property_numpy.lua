@@ -1,27 +1,39 @@
---- What the property specs against NumPy share: finding a Python with NumPy, the run of a
---- reference script over a file of cases, and the comparison of values in row-major order.
+--- What the property specs against NumPy share: an input given to both (its text for the
+--- reference script and the dlx tensor), finding a Python with NumPy, the run of a reference
+--- script over a file of cases, and the comparison of values in row-major order.
+local h = require "spec.helper"
+local dlx = h.dlx
+
 local N = {}
+
+--- The seed of a property spec's run: DLX_PROPERTY_SEED, else the time (each spec prints it, so
+--- that DLX_PROPERTY_SEED reproduces a failure).
+function N.seed() return tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time() end
+
+--- The count of its cases: DLX_PROPERTY_CASES, else `default`.
+function N.cases(default) return tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or default end
 
 function N.pick(list) return list[math.random(#list)] end
 
-function N.numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+-- (spec/helper.lua's, under the names these specs use)
+N.numel, N.flat = h.numel, h.flat
 
---- The values of tensor t in row-major order (its totable() flattened).
-function N.flat(t)
-  local out = {}
-  local function walk(v)
-    if type(v) ~= "table" then
-      out[#out + 1] = v
-      return
-    end
-    for _, x in ipairs(v) do walk(x) end
+--- An input of the given values (a row-major list; booleans as 0 and 1): its field for the
+--- reference script ("dtype|shape|values", NaN written "nan") and the dlx tensor, sometimes a
+--- transposed or flipped view of a copy (the same values in another layout).
+function N.input(dtype, shape, values)
+  local data = {}
+  for i, v in ipairs(values) do data[i] = dtype == "bool" and v == 1 or v end
+  local t = dlx.tensor(data, { dtype = dtype }):view(shape)
+  local r = math.random()
+  if #shape >= 2 and r < 0.3 then
+    t = t:transpose(1, 2):contiguous():transpose(1, 2)
+  elseif #shape >= 1 and r < 0.5 then
+    t = t:flip(1):contiguous():flip(1)
   end
-  walk(t:totable())
-  return out
+  local text = {}
+  for i, v in ipairs(values) do text[i] = v ~= v and "nan" or ("%.17g"):format(v) end
+  return table.concat({ dtype, table.concat(shape, ","), table.concat(text, " ") }, "|"), t
 end
 
 --- A shell command for a Python that imports numpy (DLX_PYTHON, python3, /usr/bin/python3), or
@@ -33,20 +45,36 @@ function N.python_with_numpy()
   end
 end
 
---- Runs `script` (CASES RESULTS) over the cases' lines (case.line, the case's id first) and
---- returns its result lines by id.
-function N.results(python, script, cases)
+--- Runs `script` (CASES RESULTS) over the cases' lines (case.line, the case's id first) and calls
+--- on_line(line) for each line of its results; fails when the script does.
+function N.run(python, script, cases, on_line)
   local input, output = os.tmpname(), os.tmpname()
   local f = assert(io.open(input, "w"))
   for _, case in ipairs(cases) do f:write(case.line, "\n") end
   f:close()
   local ok = os.execute(("%s %s %s %s"):format(python, script, input, output))
-  local results = {}
-  for line in io.lines(output) do results[tonumber(line:match("^(%d+)"))] = line end
+  for line in io.lines(output) do on_line(line) end
   os.remove(input)
   os.remove(output)
   assert(ok, script .. " failed")
+end
+
+--- N.run's result lines by id.
+function N.results(python, script, cases)
+  local results = {}
+  N.run(python, script, cases, function(line) results[tonumber(line:match("^(%d+)"))] = line end)
   return results
+end
+
+--- Calls fail(why) unless tensor t has NumPy's dtype.
+function N.check_dtype(t, dtype, fail)
+  if t.dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(t.dtype, dtype)) end
+end
+
+--- Calls fail(why) unless t's shape, its sizes joined by ",", is NumPy's `shape`.
+function N.check_shape(t, shape, fail)
+  local got = table.concat(t.shape, ",")
+  if got ~= shape then fail(("shape {%s} vs NumPy's (%s)"):format(got, shape)) end
 end
 
 --- Compares NumPy's space-separated `values` with dlx's flat list `got` (booleans as 0 and 1);

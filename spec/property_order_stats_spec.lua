@@ -10,8 +10,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_order_stats.py"
 
 local OPS = { "median", "nanmedian", "quantile", "nanquantile", "cummax", "cummin", "nansum",
@@ -57,9 +56,7 @@ local function check(case, result)
   local function fail(why) error(case.name .. ": " .. why, 0) end
   local shape, values = result:match("^[^\t]*\t([^\t]*)\t(.*)$")
   local got = run(case)
-  if table.concat(got.shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(got.shape, ","), shape))
-  end
+  N.check_shape(got, shape, fail)
   local flat, k = N.flat(got), 0
   local rel = case.op:match("quantile") and 1e-12 or 0
   for text in values:gmatch("%S+") do

@@ -117,11 +117,7 @@ end
 
 -- ---- arrays and views (dims 1-based, as in dlx)
 
-local function numel(shape)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  return n
-end
+local numel = require("spec.helper").numel
 R.numel = numel
 R.uint64_float = uint64_float
 

@@ -3,12 +3,9 @@
 -- 0-d among them), dims (negative ones too), dtypes, long runs, NaN and -0.0, and layouts (some
 -- inputs are transposed or flipped views). DLX_PROPERTY_SEED fixes the seed (printed on every
 -- run); DLX_PROPERTY_CASES the count.
-local h = require "spec.helper"
 local N = require "spec.property_numpy"
-local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_runs.py"
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -31,19 +28,7 @@ local function run_values(dtype, n)
 end
 
 local function random_input(dtype, shape)
-  local values = run_values(dtype, numel(shape))
-  local data = {}
-  for i, v in ipairs(values) do data[i] = dtype == "bool" and v == 1 or v end
-  local t = dlx.tensor(data, { dtype = dtype }):view(shape)
-  local r = math.random()
-  if #shape >= 2 and r < 0.3 then
-    t = t:transpose(1, 2):contiguous():transpose(1, 2)
-  elseif #shape >= 1 and r < 0.5 then
-    t = t:flip(1):contiguous():flip(1)
-  end
-  local text = {}
-  for i, v in ipairs(values) do text[i] = v ~= v and "nan" or ("%.17g"):format(v) end
-  return table.concat({ dtype, table.concat(shape, ","), table.concat(text, " ") }, "|"), t
+  return N.input(dtype, shape, run_values(dtype, numel(shape)))
 end
 
 local function random_case(id)
@@ -75,7 +60,7 @@ local function check(case, result)
     got = { case.t:unique_consecutive { dim = case.dim, return_inverse = true,
       return_counts = true } }
   end
-  if got[1].dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(got[1].dtype, dtype)) end
+  N.check_dtype(got[1], dtype, fail)
   local mine = {}
   for i, r in ipairs(got) do mine[i] = table.concat(r.shape, ",") end
   if table.concat(mine, ";") ~= shapes then

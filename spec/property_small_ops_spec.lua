@@ -9,8 +9,7 @@ local h = require "spec.helper"
 local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 300
+local SEED, CASES = N.seed(), N.cases(300)
 local SCRIPT = "tests/property/numpy_small_ops.py"
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -34,23 +33,11 @@ local function value(dtype, divisor)
   return float and math.random(-40, 40) / 4 or math.random(-9, 9)
 end
 
--- An input: its field for NumPy and the dlx tensor (sometimes a transposed or flipped view of a
--- copy, with the same values).
+-- An input: its field for NumPy and the dlx tensor (N.input).
 local function random_input(dtype, shape, divisor)
   local values = {}
   for i = 1, numel(shape) do values[i] = value(dtype, divisor) end
-  local data = {}
-  for i, v in ipairs(values) do data[i] = dtype == "bool" and v == 1 or v end
-  local t = dlx.tensor(data, { dtype = dtype }):view(shape)
-  local r = math.random()
-  if #shape >= 2 and r < 0.3 then
-    t = t:transpose(1, 2):contiguous():transpose(1, 2)
-  elseif #shape >= 1 and r < 0.5 then
-    t = t:flip(1):contiguous():flip(1)
-  end
-  local text = {}
-  for i, v in ipairs(values) do text[i] = ("%.17g"):format(v) end
-  return table.concat({ dtype, table.concat(shape, ","), table.concat(text, " ") }, "|"), t
+  return N.input(dtype, shape, values)
 end
 
 local function random_shape(min_ndim, max_ndim)
@@ -176,10 +163,8 @@ local function check(case, result)
   if not dtype then fail("NumPy refused it: " .. result) end
   local got, answers = run(case)
   if answers then return N.check_values(values, answers, fail) end
-  if got[1].dtype ~= dtype then fail(("dtype %s vs NumPy's %s"):format(got[1].dtype, dtype)) end
-  if table.concat(got[1].shape, ",") ~= shape then
-    fail(("shape {%s} vs NumPy's (%s)"):format(table.concat(got[1].shape, ","), shape))
-  end
+  N.check_dtype(got[1], dtype, fail)
+  N.check_shape(got[1], shape, fail)
   local all = {}
   for _, r in ipairs(got) do
     for _, v in ipairs(N.flat(r)) do all[#all + 1] = v end

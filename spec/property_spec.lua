@@ -5,10 +5,10 @@
 -- DLX_PROPERTY_SEED fixes the seed (printed on every run); DLX_PROPERTY_CASES the count.
 local h = require "spec.helper"
 local R = require "spec.property_ref"
+local N = require "spec.property_numpy"
 local dlx = h.dlx
 
-local SEED = tonumber(os.getenv("DLX_PROPERTY_SEED") or "") or os.time()
-local CASES = tonumber(os.getenv("DLX_PROPERTY_CASES") or "") or 1500
+local SEED, CASES = N.seed(), N.cases(1500)
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
   "float16", "bfloat16", "float32", "float64", "complex64", "complex128" }
@@ -290,7 +290,7 @@ for _, d in ipairs(DTYPES) do
   if d ~= "bfloat16" then NUMPY_DTYPES[#NUMPY_DTYPES + 1] = d end
 end
 
-local PYTHON = require("spec.property_numpy").python_with_numpy()
+local PYTHON = N.python_with_numpy()
 
 local function format_value(v)
   if type(v) == "boolean" then return v and "1" or "0" end
@@ -428,21 +428,13 @@ local function compare_with_numpy(case, results)
 end
 
 local function run_numpy(cases)
-  local input, output = os.tmpname(), os.tmpname()
-  local f = assert(io.open(input, "w"))
-  for _, c in ipairs(cases) do f:write(c.line, "\n") end
-  f:close()
-  local ok = os.execute(("%s %s %s %s"):format(PYTHON, NUMPY_SCRIPT, input, output))
   local results = {}
-  for text in io.lines(output) do
+  N.run(PYTHON, NUMPY_SCRIPT, cases, function(text)
     local id, what, shape, values = text:match("^(%d+)\t(%a+)\t([^\t]*)\t?(.*)$")
     local id_results = results[tonumber(id)] or {}
     results[tonumber(id)] = id_results
     id_results[#id_results + 1] = { what, shape, values }
-  end
-  os.remove(input)
-  os.remove(output)
-  assert(ok, "numpy_ref.py failed")
+  end)
   return results
 end
 

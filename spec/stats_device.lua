@@ -10,20 +10,7 @@ local assert = require "luassert" -- specs get it as their assert; this module d
 local INF, NAN = math.huge, 0 / 0
 
 local function values(dtype, n, seed)
-  math.randomseed(seed)
-  local out = {}
-  for i = 1, n do
-    if dtype == "bool" then
-      out[i] = math.random(0, 2) > 0
-    elseif dtype:match("^uint") then
-      out[i] = math.random(0, 9)
-    elseif dtype:match("^int") then
-      out[i] = math.random(-9, 9)
-    else
-      out[i] = math.random(-400, 400) / 64 -- exact in every float dtype
-    end
-  end
-  return out
+  return h.seeded_values(dtype, n, seed, { bool = 2, uint = { 0, 9 }, int = { -9, 9 } })
 end
 
 --- float64 results agree with the CPU's to 1e-10 (another order of the sums, the device's exp).

@@ -17,6 +17,7 @@
 -- (default build/; ctest passes its own, see cmake/DlxDocs.cmake).
 local USAGE = "usage: lua5.4 tools/check_docs.lua [--build DIR] [--docs DIR] [--header FILE] "
   .. "[--backend FILE] [--contract FILE]"
+local options = dofile((arg[0]:match("^(.*/)") or "") .. "options.lua")
 local CONTRACT_HEADING = "## The backend contract"
 
 -- How the docs write the receiver of each object type's methods: t:view(...), s:use(...).
@@ -33,21 +34,11 @@ local function fail_usage(msg)
 end
 
 local function parse_args(argv)
-  local root = (arg[0]:match("^(.*)/tools/[^/]*$") or ".")
-  local opts = { root = root, build = root .. "/build", docs = root .. "/docs",
+  local root = options.root()
+  return options.parse(argv, { root = root, build = root .. "/build", docs = root .. "/docs",
     header = root .. "/include/dlx.h", backend = root .. "/src/core/backend.h",
-    contract = root .. "/docs/architecture.md" }
-  local i = 1
-  while i <= #argv do
-    local key = argv[i]:match("^%-%-(%w+)$")
-    if key == nil or key == "root" or opts[key] == nil then
-      fail_usage("unknown argument " .. argv[i])
-    end
-    if argv[i + 1] == nil then fail_usage(argv[i] .. " needs a value") end
-    opts[key] = argv[i + 1]
-    i = i + 2
-  end
-  return opts
+    contract = root .. "/docs/architecture.md" },
+    { "build", "docs", "header", "backend", "contract" }, fail_usage)
 end
 
 local function read_file(path)

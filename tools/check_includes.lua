@@ -16,6 +16,7 @@
 -- even when no header includes another: tensor.c including indexing.h while indexing.c includes
 -- tensor.h is a circle. Every include on a circle is printed, with the circle it closes.
 local USAGE = "usage: lua5.4 tools/check_includes.lua [--root DIR]"
+local options = dofile((arg[0]:match("^(.*/)") or "") .. "options.lua")
 
 -- What each layer may include (folders under src/; ze/kernels counts as its own folder), and
 -- why the others are shut. lua: whether it may include Lua's headers and dlx.h.
@@ -51,15 +52,7 @@ local function fail_usage(msg)
 end
 
 local function parse_args(argv)
-  local opts = { root = arg[0]:match("^(.*)/tools/[^/]*$") or "." }
-  local i = 1
-  while i <= #argv do
-    if argv[i] ~= "--root" then fail_usage("unknown argument " .. argv[i]) end
-    if argv[i + 1] == nil then fail_usage("--root needs a value") end
-    opts.root = argv[i + 1]
-    i = i + 2
-  end
-  return opts
+  return options.parse(argv, { root = options.root() }, { "root" }, fail_usage)
 end
 
 -- The layer of a file given by its path under src/ ("core/ops.c"), or nil outside the layers.

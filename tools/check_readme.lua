@@ -22,6 +22,7 @@
 -- below (installs, downloads, builds of all of dlx): those are listed with the reason.
 local USAGE = "usage: lua5.4 tools/check_readme.lua [--build DIR] [--readme FILE] [--preload LIB]"
 
+local options = dofile((arg[0]:match("^(.*/)") or "") .. "options.lua")
 -- Commands a test must not run, each with the reason printed when a block is skipped.
 local SKIP = {
   { "apt%-get", "installs Debian packages" },
@@ -45,20 +46,10 @@ local function quote(s)
 end
 
 local function parse_args(argv)
-  local root = (arg[0]:match("^(.*)/tools/[^/]*$") or ".")
-  local opts = { root = root, build = root .. "/build", readme = root .. "/README.md" }
-  local i = 1
-  while i <= #argv do
-    local key = argv[i]:match("^%-%-(%w+)$")
-    if not (key == "build" or key == "readme" or key == "preload" or key == "section"
-        or key == "mode") then
-      fail_usage("unknown argument " .. argv[i])
-    end
-    if argv[i + 1] == nil then fail_usage(argv[i] .. " needs a value") end
-    opts[key] = argv[i + 1]
-    i = i + 2
-  end
-  return opts
+  local root = options.root()
+  local defaults = { root = root, build = root .. "/build", readme = root .. "/README.md" }
+  return options.parse(argv, defaults, { "build", "readme", "preload", "section", "mode" },
+    fail_usage)
 end
 
 -- The fenced code blocks of a Markdown file: {lang, first (the line of its first code line),

@@ -39,6 +39,7 @@ deleters of NumPy and PyTorch that dlx calls from Lua's collector must take the 
 which both do.
 """
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -638,8 +639,10 @@ class LuaTensor:
     def _push_self(self):
         self._state._api.rawgeti(self._state._L, LUA_REGISTRYINDEX, self._ref)
 
-    def _with_tensor(self, name, nresults, *push_args):
-        """Calls host.<name>(tensor, ...) under the state's lock; returns the results."""
+    @contextlib.contextmanager
+    def _stack(self):
+        """Holds the state's lock with the state open and this tensor not released; yields the
+        top of the Lua stack, which is restored on the way out."""
         state = self._state
         with state._lock:
             state._check_open()
@@ -647,10 +650,16 @@ class LuaTensor:
                 raise ValueError("the LuaTensor was released")
             base = state._api.gettop(state._L)
             try:
-                state._call_host(name, nresults, self._push_self, *push_args)
-                return [state._to_python(base + i + 1) for i in range(nresults)]
+                yield base
             finally:
                 state._api.settop(state._L, base)
+
+    def _with_tensor(self, name, nresults, *push_args):
+        """Calls host.<name>(tensor, ...) under the state's lock; returns the results."""
+        state = self._state
+        with self._stack() as base:
+            state._call_host(name, nresults, self._push_self, *push_args)
+            return [state._to_python(base + i + 1) for i in range(nresults)]
 
     def __dlpack_device__(self):
         device_type, device_id = self._with_tensor(b"device", 2)
@@ -662,22 +671,15 @@ class LuaTensor:
         the array API (BufferError when they cannot be met); a CPU tensor takes only stream=None
         (ValueError otherwise)."""
         state = self._state
-        with state._lock:
-            state._check_open()
-            if self._ref is None:
-                raise ValueError("the LuaTensor was released")
-            base = state._api.gettop(state._L)
-            try:
-                push = state._push
-                state._call_host(
-                    b"export", 2, self._push_self,
-                    lambda: push(list(max_version) if max_version is not None else None),
-                    lambda: push(list(dl_device) if dl_device is not None else None),
-                    lambda: push(copy), lambda: push(stream))
-                versioned = bool(state._api.toboolean(state._L, -1))
-                return self._hand_over(base + 1, versioned)
-            finally:
-                state._api.settop(state._L, base)
+        with self._stack() as base:
+            push = state._push
+            state._call_host(
+                b"export", 2, self._push_self,
+                lambda: push(list(max_version) if max_version is not None else None),
+                lambda: push(list(dl_device) if dl_device is not None else None),
+                lambda: push(copy), lambda: push(stream))
+            versioned = bool(state._api.toboolean(state._L, -1))
+            return self._hand_over(base + 1, versioned)
 
     def _hand_over(self, capsule_idx, versioned):
         """Takes the struct out of the Lua capsule at capsule_idx into a new PyCapsule."""

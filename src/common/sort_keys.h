@@ -65,33 +65,31 @@ enum {
   DLX_SORT_KEY_F64
 };
 
+/* Every key kind as X(kind, T, KEY): T the unsigned type of an element's bits, KEY its key
+ * function; for the code that dispatches on a kind (dlx_sort_key_at, the searches of count_op). */
+#define DLX_SORT_KEY_KINDS(X)                                                                      \
+  X(DLX_SORT_KEY_BOOL, uint8_t, dlx_sort_key_bool)                                                 \
+  X(DLX_SORT_KEY_U8, uint8_t, dlx_sort_key_u8)                                                     \
+  X(DLX_SORT_KEY_I8, uint8_t, dlx_sort_key_i8)                                                     \
+  X(DLX_SORT_KEY_U16, uint16_t, dlx_sort_key_u16)                                                  \
+  X(DLX_SORT_KEY_I16, uint16_t, dlx_sort_key_i16)                                                  \
+  X(DLX_SORT_KEY_F16, uint16_t, dlx_sort_key_f16)                                                  \
+  X(DLX_SORT_KEY_BF16, uint16_t, dlx_sort_key_bf16)                                                \
+  X(DLX_SORT_KEY_U32, uint32_t, dlx_sort_key_u32)                                                  \
+  X(DLX_SORT_KEY_I32, uint32_t, dlx_sort_key_i32)                                                  \
+  X(DLX_SORT_KEY_F32, uint32_t, dlx_sort_key_f32)                                                  \
+  X(DLX_SORT_KEY_U64, uint64_t, dlx_sort_key_u64)                                                  \
+  X(DLX_SORT_KEY_I64, uint64_t, dlx_sort_key_i64)                                                  \
+  X(DLX_SORT_KEY_F64, uint64_t, dlx_sort_key_f64)
+
 /* The key of the element at p of key kind `kind`, widened to 64 bits (the host's unique). */
 DLX_SHARED uint64_t dlx_sort_key_at(int kind, const void *p) {
   switch (kind) {
-  case DLX_SORT_KEY_BOOL:
-    return dlx_sort_key_bool(*(const uint8_t *)p);
-  case DLX_SORT_KEY_U8:
-    return dlx_sort_key_u8(*(const uint8_t *)p);
-  case DLX_SORT_KEY_I8:
-    return dlx_sort_key_i8(*(const uint8_t *)p);
-  case DLX_SORT_KEY_U16:
-    return dlx_sort_key_u16(*(const uint16_t *)p);
-  case DLX_SORT_KEY_I16:
-    return dlx_sort_key_i16(*(const uint16_t *)p);
-  case DLX_SORT_KEY_F16:
-    return dlx_sort_key_f16(*(const uint16_t *)p);
-  case DLX_SORT_KEY_BF16:
-    return dlx_sort_key_bf16(*(const uint16_t *)p);
-  case DLX_SORT_KEY_U32:
-    return dlx_sort_key_u32(*(const uint32_t *)p);
-  case DLX_SORT_KEY_I32:
-    return dlx_sort_key_i32(*(const uint32_t *)p);
-  case DLX_SORT_KEY_F32:
-    return dlx_sort_key_f32(*(const uint32_t *)p);
-  case DLX_SORT_KEY_U64:
-    return dlx_sort_key_u64(*(const uint64_t *)p);
-  case DLX_SORT_KEY_I64:
-    return dlx_sort_key_i64(*(const uint64_t *)p);
+#define DLX_SORT_KEY_AT_CASE(K, T, KEY)                                                            \
+  case K:                                                                                          \
+    return KEY(*(const T *)p);
+    DLX_SORT_KEY_KINDS(DLX_SORT_KEY_AT_CASE)
+#undef DLX_SORT_KEY_AT_CASE
   default:
     return dlx_sort_key_f64(*(const uint64_t *)p);
   }

@@ -78,14 +78,40 @@ const char *dlx_export_copy_reason(const dlx_tensor *t, DLDevice target) {
   return NULL;
 }
 
-static int check_export_request(const dlx_tensor *t, const dlx_export_options *opts,
-                                DLDevice target, dlx_error *err) {
+/* A consumer's stream for an export to host-like memory (dlpack-spec.md 6.2). The CUDA-aware
+ * consumers pass one where the host or a GPU reads the data: PyTorch and JAX with dl_device =
+ * {1, 0} (their stream on the tensor's device), CuPy for cuda_managed memory (its stream). Such
+ * an export is complete when it returns (a copy to the host waits for it; the GPU's copies into
+ * lent memory do too), so nothing waits; the value is checked by the rules of the tensor's
+ * device when it has streams. Plain host memory takes no stream. */
+static int check_host_stream(const dlx_tensor *t, const dlx_export_options *opts, DLDevice target,
+                             dlx_error *err) {
+  const dlx_backend *source = t->buffer->backend;
+  const dlx_backend *lender =
+      dlx_device_equal(target, t->buffer->device) ? source : dlx_backend_for(target.device_type);
+  dlx_stream_request ignored;
   char name[48];
-  if (opts->has_stream && dlx_device_type_is_host_like(target.device_type))
+  if (source->stream != NULL)
+    return source->stream->from_dlpack(t->buffer->device.device_id, true, opts->stream, &ignored,
+                                       err);
+  if (lender == NULL || lender->prepare_host_access == NULL)
     return dlx_fail(err, DLX_VALUE_ERROR,
                     "stream must be nil for a %s export (got %lld): "
                     "CPU memory has no streams",
                     dlx_device_format(target, name, sizeof name), (long long)opts->stream);
+  if (opts->stream < -1)
+    return dlx_fail(err, DLX_VALUE_ERROR, "stream = %lld: a DLPack stream value is -1 or more",
+                    (long long)opts->stream);
+  return 0;
+}
+
+static int check_export_request(const dlx_tensor *t, const dlx_export_options *opts,
+                                DLDevice target, dlx_error *err) {
+  char name[48];
+  if (opts->has_stream && dlx_device_type_is_host_like(target.device_type)) {
+    int rc = check_host_stream(t, opts, target, err);
+    if (rc != 0) return rc;
+  }
   if (!dlx_device_equal(target, t->buffer->device)) {
     dlx_error why;
     if (dlx_device_check(target, &why) != 0)

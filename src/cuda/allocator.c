@@ -134,29 +134,31 @@ void dlx_cuda_pool_free(int32_t device_id, void *ptr) {
   pthread_mutex_unlock(&pool_lock);
 }
 
-size_t dlx_cuda_memory_allocated(int32_t device_id) {
+/* The bytes a device's pool has handed out (or, with cached, keeps for reuse); 0 for an id out
+ * of range. */
+static size_t pool_bytes(int32_t device_id, bool cached) {
   size_t n;
   if (device_id < 0 || device_id >= DLX_CUDA_MAX_DEVICES) return 0;
   pthread_mutex_lock(&pool_lock);
-  n = pools[device_id].allocated;
+  n = cached ? pools[device_id].cached : pools[device_id].allocated;
   pthread_mutex_unlock(&pool_lock);
   return n;
 }
 
-size_t dlx_cuda_memory_cached(int32_t device_id) {
-  size_t n;
-  if (device_id < 0 || device_id >= DLX_CUDA_MAX_DEVICES) return 0;
-  pthread_mutex_lock(&pool_lock);
-  n = pools[device_id].cached;
-  pthread_mutex_unlock(&pool_lock);
-  return n;
-}
+size_t dlx_cuda_memory_allocated(int32_t device_id) { return pool_bytes(device_id, false); }
 
+size_t dlx_cuda_memory_cached(int32_t device_id) { return pool_bytes(device_id, true); }
+
+/* Only the devices whose pool holds blocks are made current: making a device current makes a
+ * context on it, which costs memory there and fails on a GPU that another process holds in
+ * exclusive mode. */
 int dlx_cuda_empty_cache(dlx_error *err) {
   int count = dlx_cuda_device_count();
   for (int32_t id = 0; id < count; id++) {
     dlx_cuda_guard guard;
-    int rc = dlx_cuda_enter(id, &guard, err);
+    int rc;
+    if (pool_bytes(id, true) == 0) continue;
+    rc = dlx_cuda_enter(id, &guard, err);
     if (rc != 0) return rc;
     pthread_mutex_lock(&pool_lock);
     release_cached(&pools[id]);

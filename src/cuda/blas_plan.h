@@ -182,6 +182,11 @@ static inline int dlx_cuda_gemm_orient(const dlx_matmul_request *r, bool swapped
   return (copy_a ? 1 : 0) | (copy_b ? 2 : 0);
 }
 
+/* The first element of batch element `first` of an operand. */
+static inline char *dlx_cuda_gemm_start(const dlx_matrix_operand *o, int64_t first, size_t item) {
+  return (char *)o->buffer->data + (size_t)(o->offset + first * o->batch_stride) * item;
+}
+
 /* Fills *g with the call for batch elements first .. first + count - 1 of r (count at most
  * DLX_CUDA_GEMM_MAX_BATCH, k >= 1). Returns 0, or the operands that must first be copied
  * conjugated (bit 0: a, bit 1: b; dlx_cuda_gemm_conj_copy), g then unfilled. */
@@ -200,44 +205,29 @@ static inline int dlx_cuda_gemm_plan(const dlx_matmul_request *r, int64_t first,
   /* fewer copies first, then swapped: c is nearly always row-major */
   bool swapped = cost[1] <= cost[0];
   if (copies[swapped] != 0) return copies[swapped];
+  /* cuBLAS's A and B: b and a when swapped (c^T = b^T a^T), else a and b (c = a b) */
+  const dlx_matrix_operand *operand[2] = {&r->a, &r->b};
+  int first_op = swapped ? 1 : 0, second_op = 1 - first_op;
   memset(g, 0, sizeof *g);
-  const char *pa =
-      (const char *)r->a.buffer->data + (size_t)(r->a.offset + first * r->a.batch_stride) * item;
-  const char *pb =
-      (const char *)r->b.buffer->data + (size_t)(r->b.offset + first * r->b.batch_stride) * item;
-  g->c = (char *)r->c.buffer->data + (size_t)(r->c.offset + first * r->c.batch_stride) * item;
+  g->m = swapped ? r->n : r->m;
+  g->n = swapped ? r->m : r->n;
   g->k = r->k;
+  g->transa = ops[swapped][first_op];
+  g->a = dlx_cuda_gemm_start(operand[first_op], first, item);
+  g->lda = ld[swapped][first_op];
+  g->stride_a = operand[first_op]->batch_stride;
+  g->transb = ops[swapped][second_op];
+  g->b = dlx_cuda_gemm_start(operand[second_op], first, item);
+  g->ldb = ld[swapped][second_op];
+  g->stride_b = operand[second_op]->batch_stride;
+  g->c = dlx_cuda_gemm_start(&r->c, first, item);
+  g->ldc = swapped ? fc.ld_row : fc.ld_col;
+  g->stride_c = r->c.batch_stride;
   g->batch = count;
   g->data_type = dlx_cuda_gemm_data_type(r->dtype);
   g->compute_type = dlx_cuda_gemm_compute_type(r->dtype, r->allow_tf32);
   g->alpha = dlx_cuda_gemm_scalar_of(&r->alpha, g->compute_type);
   g->beta = dlx_cuda_gemm_scalar_of(&r->beta, g->compute_type);
-  if (swapped) { /* c^T = b^T a^T */
-    g->m = r->n;
-    g->n = r->m;
-    g->transa = ops[1][1];
-    g->a = pb;
-    g->lda = ld[1][1];
-    g->stride_a = r->b.batch_stride;
-    g->transb = ops[1][0];
-    g->b = pa;
-    g->ldb = ld[1][0];
-    g->stride_b = r->a.batch_stride;
-    g->ldc = fc.ld_row;
-  } else { /* c = a b */
-    g->m = r->m;
-    g->n = r->n;
-    g->transa = ops[0][0];
-    g->a = pa;
-    g->lda = ld[0][0];
-    g->stride_a = r->a.batch_stride;
-    g->transb = ops[0][1];
-    g->b = pb;
-    g->ldb = ld[0][1];
-    g->stride_b = r->b.batch_stride;
-    g->ldc = fc.ld_col;
-  }
-  g->stride_c = r->c.batch_stride;
   return 0;
 }
 

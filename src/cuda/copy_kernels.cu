@@ -36,7 +36,6 @@ struct Bytes16 {
   unsigned long long lo, hi;
 };
 
-
 template <typename U>
 __global__ void strided_copy_kernel(U *dst, const U *src, const __grid_constant__ dlx_cuda_layout l,
                                     int64_t numel) {
@@ -50,16 +49,15 @@ __global__ void strided_copy_kernel(U *dst, const U *src, const __grid_constant_
 template <typename U>
 cudaError_t launch_strided(void *dst, const void *src, const dlx_cuda_layout *l, int64_t numel,
                            cudaStream_t s) {
-  strided_copy_kernel<U><<<blocks_for(numel), kThreads, 0, s>>>((U *)dst, (const U *)src, *l, numel);
+  strided_copy_kernel<U>
+      <<<blocks_for(numel), kThreads, 0, s>>>((U *)dst, (const U *)src, *l, numel);
   return cudaGetLastError();
 }
 
 // ---- the tiled transpose
 
 // V elements of U in one aligned access (16 bytes for the common element sizes).
-template <typename U, int V> struct alignas(sizeof(U) * V) Vec {
-  U v[V];
-};
+template <typename U, int V> struct alignas(sizeof(U) * V) Vec { U v[V]; };
 
 // The offsets of batch index b over every dim but c and a = ndim - 1.
 __device__ Offsets batch_offsets(const dlx_cuda_layout &l, int c, int64_t b) {
@@ -185,6 +183,25 @@ cudaError_t launch_fill(void *dst, const dlx_cuda_layout *l, int64_t numel, cons
   return cudaGetLastError();
 }
 
+// f(unit) for a value of the element type of elem_size bytes (1, 2, 4, 8 or 16): the kernels
+// that move elements whole, whatever they hold.
+template <typename F> cudaError_t by_size(int elem_size, F f) {
+  switch (elem_size) {
+  case 1:
+    return f((unsigned char)0);
+  case 2:
+    return f((unsigned short)0);
+  case 4:
+    return f(0u);
+  case 8:
+    return f(0ull);
+  case 16:
+    return f(Bytes16{});
+  default:
+    return cudaErrorInvalidValue;
+  }
+}
+
 __global__ void spin_kernel(long long cycles) {
   long long start = clock64();
   while (clock64() - start < cycles) {
@@ -195,27 +212,27 @@ __global__ void spin_kernel(long long cycles) {
 
 extern "C" int dlx_cuda_strided_copy(void *dst, const void *src, const dlx_cuda_layout *layout,
                                      int64_t numel, int elem_size, void *stream) {
-  cudaStream_t s = (cudaStream_t)stream;
-  switch (elem_size) {
-  case 1: return launch_strided<unsigned char>(dst, src, layout, numel, s);
-  case 2: return launch_strided<unsigned short>(dst, src, layout, numel, s);
-  case 4: return launch_strided<unsigned>(dst, src, layout, numel, s);
-  case 8: return launch_strided<unsigned long long>(dst, src, layout, numel, s);
-  case 16: return launch_strided<Bytes16>(dst, src, layout, numel, s);
-  default: return cudaErrorInvalidValue;
-  }
+  return by_size(elem_size, [&](auto unit) {
+    return launch_strided<decltype(unit)>(dst, src, layout, numel, (cudaStream_t)stream);
+  });
 }
 
 extern "C" int dlx_cuda_transpose_copy(void *dst, const void *src, const dlx_cuda_layout *layout,
                                        int32_t c, int elem_size, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   switch (elem_size) {
-  case 1: return transpose_sized<unsigned char, 64, 4>(dst, src, layout, c, 1, s);
-  case 2: return transpose_sized<unsigned short, 64, 4>(dst, src, layout, c, 2, s);
-  case 4: return transpose_sized<unsigned, 64, 4>(dst, src, layout, c, 4, s);
-  case 8: return transpose_sized<unsigned long long, 32, 2>(dst, src, layout, c, 8, s);
-  case 16: return launch_transpose<Bytes16, 32, 1>(dst, src, layout, c, s);
-  default: return cudaErrorInvalidValue;
+  case 1:
+    return transpose_sized<unsigned char, 64, 4>(dst, src, layout, c, 1, s);
+  case 2:
+    return transpose_sized<unsigned short, 64, 4>(dst, src, layout, c, 2, s);
+  case 4:
+    return transpose_sized<unsigned, 64, 4>(dst, src, layout, c, 4, s);
+  case 8:
+    return transpose_sized<unsigned long long, 32, 2>(dst, src, layout, c, 8, s);
+  case 16:
+    return launch_transpose<Bytes16, 32, 1>(dst, src, layout, c, s);
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
@@ -228,15 +245,9 @@ extern "C" int dlx_cuda_cast_copy(void *dst, int dst_dtype, const void *src, int
 
 extern "C" int dlx_cuda_fill(void *dst, const dlx_cuda_layout *layout, int64_t numel,
                              const void *pattern, int elem_size, void *stream) {
-  cudaStream_t s = (cudaStream_t)stream;
-  switch (elem_size) {
-  case 1: return launch_fill<unsigned char>(dst, layout, numel, pattern, s);
-  case 2: return launch_fill<unsigned short>(dst, layout, numel, pattern, s);
-  case 4: return launch_fill<unsigned>(dst, layout, numel, pattern, s);
-  case 8: return launch_fill<unsigned long long>(dst, layout, numel, pattern, s);
-  case 16: return launch_fill<Bytes16>(dst, layout, numel, pattern, s);
-  default: return cudaErrorInvalidValue;
-  }
+  return by_size(elem_size, [&](auto unit) {
+    return launch_fill<decltype(unit)>(dst, layout, numel, pattern, (cudaStream_t)stream);
+  });
 }
 
 extern "C" int dlx_cuda_spin(int64_t cycles, void *stream) {

@@ -43,19 +43,7 @@ DLX_SHARED int64_t dlx_cuda_count_search(const dlx_cuda_count_request *r, int64_
     DLX_COUNT_BELOW(const T *, T, KEY, (const T *)s, r->n, key, r->right, below);                  \
     break;                                                                                         \
   }
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_BOOL, uint8_t, dlx_sort_key_bool)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_U8, uint8_t, dlx_sort_key_u8)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_I8, uint8_t, dlx_sort_key_i8)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_U16, uint16_t, dlx_sort_key_u16)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_I16, uint16_t, dlx_sort_key_i16)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_F16, uint16_t, dlx_sort_key_f16)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_BF16, uint16_t, dlx_sort_key_bf16)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_U32, uint32_t, dlx_sort_key_u32)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_I32, uint32_t, dlx_sort_key_i32)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_F32, uint32_t, dlx_sort_key_f32)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_U64, uint64_t, dlx_sort_key_u64)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_I64, uint64_t, dlx_sort_key_i64)
-    DLX_CUDA_SEARCH_CASE(DLX_SORT_KEY_F64, uint64_t, dlx_sort_key_f64)
+    DLX_SORT_KEY_KINDS(DLX_CUDA_SEARCH_CASE)
 #undef DLX_CUDA_SEARCH_CASE
   default:
     break;

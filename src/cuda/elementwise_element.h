@@ -43,4 +43,24 @@ DLX_SHARED void dlx_cuda_ew_element(dlx_cuda_ew_op o, char *dst, const char *con
     dlx_cuda_cast_element(o.dst_dtype, dst, o.kout, (const char *)r);
 }
 
+/* Whether a request takes the vectorised kernel of elementwise_kernels.cu: two inputs at most,
+ * each of the kernel dtype, the result of dst's dtype, and one dim (the plan merged the
+ * contiguous ones) of stride 1 in dst and 1 or 0 (a tensor broadcast whole, read once) in each
+ * input, the data aligned for vectors of vector_bytes (inputs) and out_bytes (dst). A negative
+ * stride (a flipped view) walks the other way: the strided kernel's. */
+DLX_SHARED int dlx_cuda_ew_vectorisable(const dlx_cuda_ew_params *p, int vector_bytes,
+                                        int out_bytes) {
+  if (p->nin > 2 || p->kout != p->dst_dtype || p->ndim > 1) return 0;
+  if (p->ndim == 1 && p->dst_strides[0] != 1) return 0;
+  if ((uintptr_t)p->dst % (uintptr_t)out_bytes != 0) return 0;
+  for (int k = 0; k < p->nin; k++) {
+    if (p->in[k] == NULL) continue;
+    if (p->in_dtype[k] != p->kdtype) return 0;
+    int single = p->ndim == 0 || p->in_strides[k][0] == 0;
+    if (!single && p->in_strides[k][0] != 1) return 0;
+    if (!single && (uintptr_t)p->in[k] % (uintptr_t)vector_bytes != 0) return 0;
+  }
+  return 1;
+}
+
 #endif

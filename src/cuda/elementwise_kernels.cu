@@ -145,28 +145,12 @@ __global__ void strided(dlx_cuda_ew_params p) {
   }
 }
 
-// Whether the request is contiguous, same-dtype and aligned for vectors of 16 bytes: the
-// layout is then one dim (the host merged dims) of stride 1, or 0 for an input that is one value.
-bool vectorisable(const dlx_cuda_ew_params *p, int vector_bytes, int out_bytes) {
-  if (p->nin > 2 || p->kout != p->dst_dtype || p->ndim > 1) return false;
-  if (p->ndim == 1 && p->dst_strides[0] != 1) return false;
-  if ((uintptr_t)p->dst % (uintptr_t)out_bytes != 0) return false;
-  for (int k = 0; k < p->nin; k++) {
-    if (p->in[k] == NULL) continue;
-    if (p->in_dtype[k] != p->kdtype) return false;
-    if (p->ndim == 1 && p->in_strides[k][0] > 1) return false;
-    bool single = p->ndim == 0 || p->in_strides[k][0] == 0;
-    if (!single && (uintptr_t)p->in[k] % (uintptr_t)vector_bytes != 0) return false;
-  }
-  return true;
-}
-
 template <class K> int launch_contiguous(const dlx_cuda_ew_params *p, cudaStream_t stream) {
   typedef typename K::T T;
   const int N = 16 / (int)sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
   Input<T> in[2];
   int kind = dlx_ewk_result(p->op, p->kdtype), out_size = dlx_cuda_itemsize(p->kout);
-  if (!vectorisable(p, N * (int)sizeof(T), N * out_size)) return -1;
+  if (!dlx_cuda_ew_vectorisable(p, N * (int)sizeof(T), N * out_size)) return -1;
   for (int k = 0; k < 2; k++) {
     bool tensor = k < p->nin && p->in[k] != NULL;
     memset(&in[k], 0, sizeof in[k]);

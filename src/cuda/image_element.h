@@ -23,44 +23,29 @@
 #define DLX_CUDA_IMAGE_FN inline
 #endif
 
-/* The dtype's functions of image_rules.h (float: _f, double: _d). */
+/* The dtype's functions of image_rules.h: those of suffix S (float: f, double: d) for T. */
 template <typename T> struct dlx_cuda_image_rules;
 
-template <> struct dlx_cuda_image_rules<float> {
-  static DLX_CUDA_IMAGE_FN float scale(int64_t in, int64_t out, int align, double given) {
-    return dlx_image_scale_f(in, out, align, given);
-  }
-  static DLX_CUDA_IMAGE_FN void taps(int64_t o, int64_t in, int64_t out, float scale, int align,
-                                     int cubic, int64_t *idx, float *w) {
-    dlx_image_taps_f(o, in, out, scale, align, cubic, idx, w);
-  }
-  static DLX_CUDA_IMAGE_FN float sum2(float a0, float w0, float a1, float w1) {
-    return dlx_image_sum2_f(a0, w0, a1, w1);
-  }
-  static DLX_CUDA_IMAGE_FN float sum4(const float *a, const float *w) {
-    return dlx_image_sum4_f(a[0], w[0], a[1], w[1], a[2], w[2], a[3], w[3]);
-  }
-  static DLX_CUDA_IMAGE_FN int takes(float v, float best) { return dlx_image_max_takes_f(v, best); }
-};
-
-template <> struct dlx_cuda_image_rules<double> {
-  static DLX_CUDA_IMAGE_FN double scale(int64_t in, int64_t out, int align, double given) {
-    return dlx_image_scale_d(in, out, align, given);
-  }
-  static DLX_CUDA_IMAGE_FN void taps(int64_t o, int64_t in, int64_t out, double scale, int align,
-                                     int cubic, int64_t *idx, double *w) {
-    dlx_image_taps_d(o, in, out, scale, align, cubic, idx, w);
-  }
-  static DLX_CUDA_IMAGE_FN double sum2(double a0, double w0, double a1, double w1) {
-    return dlx_image_sum2_d(a0, w0, a1, w1);
-  }
-  static DLX_CUDA_IMAGE_FN double sum4(const double *a, const double *w) {
-    return dlx_image_sum4_d(a[0], w[0], a[1], w[1], a[2], w[2], a[3], w[3]);
-  }
-  static DLX_CUDA_IMAGE_FN int takes(double v, double best) {
-    return dlx_image_max_takes_d(v, best);
-  }
-};
+#define DLX_CUDA_IMAGE_RULES(T, S)                                                                 \
+  template <> struct dlx_cuda_image_rules<T> {                                                     \
+    static DLX_CUDA_IMAGE_FN T scale(int64_t in, int64_t out, int align, double given) {           \
+      return dlx_image_scale_##S(in, out, align, given);                                           \
+    }                                                                                              \
+    static DLX_CUDA_IMAGE_FN void taps(int64_t o, int64_t in, int64_t out, T scale, int align,     \
+                                       int cubic, int64_t *idx, T *w) {                            \
+      dlx_image_taps_##S(o, in, out, scale, align, cubic, idx, w);                                 \
+    }                                                                                              \
+    static DLX_CUDA_IMAGE_FN T sum2(T a0, T w0, T a1, T w1) {                                      \
+      return dlx_image_sum2_##S(a0, w0, a1, w1);                                                   \
+    }                                                                                              \
+    static DLX_CUDA_IMAGE_FN T sum4(const T *a, const T *w) {                                      \
+      return dlx_image_sum4_##S(a[0], w[0], a[1], w[1], a[2], w[2], a[3], w[3]);                   \
+    }                                                                                              \
+    static DLX_CUDA_IMAGE_FN int takes(T v, T best) { return dlx_image_max_takes_##S(v, best); }   \
+  };
+DLX_CUDA_IMAGE_RULES(float, f)
+DLX_CUDA_IMAGE_RULES(double, d)
+#undef DLX_CUDA_IMAGE_RULES
 
 /* The maximum of the window of output (oh, ow) of plane (its first element at plane_src), and
  * its 1-based position when index is not NULL. */

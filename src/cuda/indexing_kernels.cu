@@ -16,6 +16,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/indexing_element.h"
+#include "cuda/scratch.cuh"
 
 namespace {
 
@@ -28,25 +29,6 @@ unsigned grid_for(int64_t n, int64_t per_block) {
   int64_t grid = (n + per_block - 1) / per_block;
   return (unsigned)(grid < kMaxGrid ? grid : kMaxGrid);
 }
-
-// Scratch from the caching allocator, freed on the stream when it goes out of scope.
-struct Scratch {
-  void *base = nullptr;
-  size_t bytes = 0;
-  cudaStream_t stream = nullptr;
-  // Takes n bytes for stream s; false when there are none.
-  bool take(size_t n, cudaStream_t s) {
-    stream = s;
-    bytes = n;
-    base = dlx_cuda_scratch_alloc(n, s);
-    return base != nullptr;
-  }
-  ~Scratch() {
-    if (base != nullptr) dlx_cuda_scratch_free(base, bytes, stream);
-  }
-};
-
-size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
 
 __global__ void check_kernel(dlx_cuda_index_request r, unsigned long long *first) {
   for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < r.numel;

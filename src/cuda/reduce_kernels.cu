@@ -25,19 +25,32 @@ const int kWarp = 32;
 
 template <typename V> __device__ V load_as(const char *base, int64_t i, int dtype) {
   switch (dtype) {
-  case DLX_CUDA_BOOL: return (V)(((const unsigned char *)base)[i] != 0);
-  case DLX_CUDA_INT8: return (V)((const signed char *)base)[i];
-  case DLX_CUDA_INT16: return (V)((const short *)base)[i];
-  case DLX_CUDA_INT32: return (V)((const int *)base)[i];
-  case DLX_CUDA_INT64: return (V)((const long long *)base)[i];
-  case DLX_CUDA_UINT8: return (V)((const unsigned char *)base)[i];
-  case DLX_CUDA_UINT16: return (V)((const unsigned short *)base)[i];
-  case DLX_CUDA_UINT32: return (V)((const unsigned *)base)[i];
-  case DLX_CUDA_UINT64: return (V)((const unsigned long long *)base)[i];
-  case DLX_CUDA_FLOAT16: return (V)__half2float(((const __half *)base)[i]);
-  case DLX_CUDA_BFLOAT16: return (V)__bfloat162float(((const __nv_bfloat16 *)base)[i]);
-  case DLX_CUDA_FLOAT32: return (V)((const float *)base)[i];
-  default: return (V)((const double *)base)[i];
+  case DLX_CUDA_BOOL:
+    return (V)(((const unsigned char *)base)[i] != 0);
+  case DLX_CUDA_INT8:
+    return (V)((const signed char *)base)[i];
+  case DLX_CUDA_INT16:
+    return (V)((const short *)base)[i];
+  case DLX_CUDA_INT32:
+    return (V)((const int *)base)[i];
+  case DLX_CUDA_INT64:
+    return (V)((const long long *)base)[i];
+  case DLX_CUDA_UINT8:
+    return (V)((const unsigned char *)base)[i];
+  case DLX_CUDA_UINT16:
+    return (V)((const unsigned short *)base)[i];
+  case DLX_CUDA_UINT32:
+    return (V)((const unsigned *)base)[i];
+  case DLX_CUDA_UINT64:
+    return (V)((const unsigned long long *)base)[i];
+  case DLX_CUDA_FLOAT16:
+    return (V)__half2float(((const __half *)base)[i]);
+  case DLX_CUDA_BFLOAT16:
+    return (V)__bfloat162float(((const __nv_bfloat16 *)base)[i]);
+  case DLX_CUDA_FLOAT32:
+    return (V)((const float *)base)[i];
+  default:
+    return (V)((const double *)base)[i];
   }
 }
 
@@ -55,58 +68,52 @@ template <typename V> __device__ bool is_nan(V v) { return v != v; }
 
 template <typename V> struct Limits;
 template <> struct Limits<float> {
-  __device__ static float lowest() { return -INFINITY; }
-  __device__ static float highest() { return INFINITY; }
+  __host__ __device__ static float lowest() { return -INFINITY; }
+  __host__ __device__ static float highest() { return INFINITY; }
 };
 template <> struct Limits<double> {
-  __device__ static double lowest() { return -(double)INFINITY; }
-  __device__ static double highest() { return (double)INFINITY; }
+  __host__ __device__ static double lowest() { return -(double)INFINITY; }
+  __host__ __device__ static double highest() { return (double)INFINITY; }
 };
 template <> struct Limits<long long> {
-  __device__ static long long lowest() { return -0x7fffffffffffffffLL - 1; }
-  __device__ static long long highest() { return 0x7fffffffffffffffLL; }
+  __host__ __device__ static long long lowest() { return -0x7fffffffffffffffLL - 1; }
+  __host__ __device__ static long long highest() { return 0x7fffffffffffffffLL; }
 };
 template <> struct Limits<unsigned long long> {
-  __device__ static unsigned long long lowest() { return 0; }
-  __device__ static unsigned long long highest() { return ~0ULL; }
+  __host__ __device__ static unsigned long long lowest() { return 0; }
+  __host__ __device__ static unsigned long long highest() { return ~0ULL; }
 };
 
-// ---- the operations: Acc, its identity, one element as an Acc, and the combination
+// ---- the operations: Acc, its identity, one element as an Acc, and the combination. The
+// identities (and the limits they take) are host code too: CUB's full reductions take one as
+// their initial value from the host. (nvcc compiles a host call of a __device__ function in a
+// template to exit(1), without a word: ctest cmake.cuda_cross_calls has clang look for them.)
 
-template <typename V> struct Sum {
+// Sum (kProd false) and Prod.
+template <typename V, bool kProd> struct Arith {
   typedef V Acc;
-  __device__ static Acc identity() { return (V)0; }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
-  __device__ static Acc combine(Acc a, Acc b) { return add(a, b); }
-};
-
-template <typename V> struct Prod {
-  typedef V Acc;
-  __device__ static Acc identity() { return (V)1; }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
-  __device__ static Acc combine(Acc a, Acc b) { return mul(a, b); }
-};
-
-// Min and Max propagate NaN.
-template <typename V> struct Min {
-  typedef V Acc;
-  __device__ static Acc identity() { return Limits<V>::highest(); }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
-  __device__ static Acc combine(Acc a, Acc b) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return b < a ? b : a;
+  __host__ __device__ static Acc identity() { return kProd ? (V)1 : (V)0; }
+  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
+    return load_as<V>(b, i, dt);
   }
+  __device__ static Acc combine(Acc a, Acc b) { return kProd ? mul(a, b) : add(a, b); }
 };
+template <typename V> using Sum = Arith<V, false>;
+template <typename V> using Prod = Arith<V, true>;
 
-template <typename V> struct Max {
+// Min (kIsMax false) and Max, which propagate NaN: a NaN wins over any number.
+template <typename V, bool kIsMax> struct Extreme {
   typedef V Acc;
-  __device__ static Acc identity() { return Limits<V>::lowest(); }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<V>(b, i, dt); }
+  __host__ __device__ static Acc identity() {
+    return kIsMax ? Limits<V>::lowest() : Limits<V>::highest();
+  }
+  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
+    return load_as<V>(b, i, dt);
+  }
   __device__ static Acc combine(Acc a, Acc b) {
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
-    return b > a ? b : a;
+    return (kIsMax ? b > a : b < a) ? b : a;
   }
 };
 
@@ -119,7 +126,7 @@ template <typename V> struct Pair {
 // then the lower position. Commutative and associative, so any combination order agrees.
 template <typename V, bool kIsMax> struct Arg {
   typedef Pair<V> Acc;
-  __device__ static Acc identity() {
+  __host__ __device__ static Acc identity() {
     Acc a = {kIsMax ? Limits<V>::lowest() : Limits<V>::highest(), 0x7fffffffffffffffLL};
     return a;
   }
@@ -138,15 +145,19 @@ template <typename V, bool kIsMax> struct Arg {
 
 struct All {
   typedef bool Acc;
-  __device__ static Acc identity() { return true; }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<bool>(b, i, dt); }
+  __host__ __device__ static Acc identity() { return true; }
+  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
+    return load_as<bool>(b, i, dt);
+  }
   __device__ static Acc combine(Acc a, Acc b) { return a && b; }
 };
 
 struct Any {
   typedef bool Acc;
-  __device__ static Acc identity() { return false; }
-  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) { return load_as<bool>(b, i, dt); }
+  __host__ __device__ static Acc identity() { return false; }
+  __device__ static Acc make(const char *b, int64_t i, int dt, int64_t) {
+    return load_as<bool>(b, i, dt);
+  }
   __device__ static Acc combine(Acc a, Acc b) { return a || b; }
 };
 
@@ -155,29 +166,61 @@ struct Any {
 
 __device__ void write_double(char *p, int dtype, double v) {
   switch (dtype) {
-  case DLX_CUDA_FLOAT16: *(__half *)p = __double2half(v); break;
-  case DLX_CUDA_BFLOAT16: *(__nv_bfloat16 *)p = __double2bfloat16(v); break;
-  case DLX_CUDA_FLOAT32: *(float *)p = (float)v; break;
-  default: *(double *)p = v; break;
+  case DLX_CUDA_FLOAT16:
+    *(__half *)p = __double2half(v);
+    break;
+  case DLX_CUDA_BFLOAT16:
+    *(__nv_bfloat16 *)p = __double2bfloat16(v);
+    break;
+  case DLX_CUDA_FLOAT32:
+    *(float *)p = (float)v;
+    break;
+  default:
+    *(double *)p = v;
+    break;
   }
 }
 
 __device__ void write_integer(char *p, int dtype, long long v) {
   switch (dtype) {
-  case DLX_CUDA_BOOL: *(unsigned char *)p = v != 0; break;
-  case DLX_CUDA_INT8: case DLX_CUDA_UINT8: *(unsigned char *)p = (unsigned char)v; break;
-  case DLX_CUDA_INT16: case DLX_CUDA_UINT16: *(unsigned short *)p = (unsigned short)v; break;
-  case DLX_CUDA_INT32: case DLX_CUDA_UINT32: *(unsigned *)p = (unsigned)v; break;
-  default: *(long long *)p = v; break;
+  case DLX_CUDA_BOOL:
+    *(unsigned char *)p = v != 0;
+    break;
+  case DLX_CUDA_INT8:
+  case DLX_CUDA_UINT8:
+    *(unsigned char *)p = (unsigned char)v;
+    break;
+  case DLX_CUDA_INT16:
+  case DLX_CUDA_UINT16:
+    *(unsigned short *)p = (unsigned short)v;
+    break;
+  case DLX_CUDA_INT32:
+  case DLX_CUDA_UINT32:
+    *(unsigned *)p = (unsigned)v;
+    break;
+  default:
+    *(long long *)p = v;
+    break;
   }
 }
 
 __device__ int out_size(int dtype) {
   switch (dtype) {
-  case DLX_CUDA_BOOL: case DLX_CUDA_INT8: case DLX_CUDA_UINT8: return 1;
-  case DLX_CUDA_INT16: case DLX_CUDA_UINT16: case DLX_CUDA_FLOAT16: case DLX_CUDA_BFLOAT16: return 2;
-  case DLX_CUDA_INT32: case DLX_CUDA_UINT32: case DLX_CUDA_FLOAT32: return 4;
-  default: return 8;
+  case DLX_CUDA_BOOL:
+  case DLX_CUDA_INT8:
+  case DLX_CUDA_UINT8:
+    return 1;
+  case DLX_CUDA_INT16:
+  case DLX_CUDA_UINT16:
+  case DLX_CUDA_FLOAT16:
+  case DLX_CUDA_BFLOAT16:
+    return 2;
+  case DLX_CUDA_INT32:
+  case DLX_CUDA_UINT32:
+  case DLX_CUDA_FLOAT32:
+    return 4;
+  default:
+    return 8;
   }
 }
 
@@ -192,12 +235,16 @@ __device__ void store(char *out, int64_t k, int dt, double a, int64_t n) {
   write_double(out + k * out_size(dt), dt, n == 0 ? a : mean_of(a, n));
 }
 __device__ void store(char *out, int64_t k, int dt, long long a, int64_t n) {
-  if (n != 0) write_double(out + k * 8, dt, mean_of((double)a, n));
-  else write_integer(out + k * out_size(dt), dt, a);
+  if (n != 0)
+    write_double(out + k * 8, dt, mean_of((double)a, n));
+  else
+    write_integer(out + k * out_size(dt), dt, a);
 }
 __device__ void store(char *out, int64_t k, int dt, unsigned long long a, int64_t n) {
-  if (n != 0) write_double(out + k * 8, dt, mean_of((double)a, n));
-  else write_integer(out + k * out_size(dt), dt, (long long)a);
+  if (n != 0)
+    write_double(out + k * 8, dt, mean_of((double)a, n));
+  else
+    write_integer(out + k * out_size(dt), dt, (long long)a);
 }
 __device__ void store(char *out, int64_t k, int dt, bool a, int64_t) {
   write_integer(out + k, dt, a ? 1 : 0);
@@ -264,17 +311,18 @@ __global__ void inner_warp_kernel(const char *src, int dt, int64_t rows, int64_t
   int64_t warps = (int64_t)gridDim.x * (blockDim.x / kWarp);
   for (int64_t row = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / kWarp; row < rows;
        row += warps) {
-    typename Op::Acc acc = warp_combine<Op>(row_share<Op>(src, dt, row * extent, extent, lane, kWarp));
+    typename Op::Acc acc =
+        warp_combine<Op>(row_share<Op>(src, dt, row * extent, extent, lane, kWarp));
     if (lane == 0) store(out, row, out_dt, acc, mean_count);
   }
 }
 
 template <class Op>
-__global__ void inner_block_kernel(const char *src, int dt, int64_t rows, int64_t extent,
-                                   char *out, int out_dt, int64_t mean_count) {
+__global__ void inner_block_kernel(const char *src, int dt, int64_t rows, int64_t extent, char *out,
+                                   int out_dt, int64_t mean_count) {
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    typename Op::Acc acc = block_combine<Op>(
-        row_share<Op>(src, dt, row * extent, extent, threadIdx.x, blockDim.x));
+    typename Op::Acc acc =
+        block_combine<Op>(row_share<Op>(src, dt, row * extent, extent, threadIdx.x, blockDim.x));
     if (threadIdx.x == 0) store(out, row, out_dt, acc, mean_count);
   }
 }
@@ -286,10 +334,12 @@ __global__ void inner_block_kernel(const char *src, int dt, int64_t rows, int64_
 struct FromDtype {}; // elements of the source dtype
 struct FromAcc {};   // partial results (Acc), positions already inside them
 
-template <class Op> __device__ typename Op::Acc element(FromDtype, const char *src, int dt, int64_t i, int64_t pos) {
+template <class Op>
+__device__ typename Op::Acc element(FromDtype, const char *src, int dt, int64_t i, int64_t pos) {
   return Op::make(src, i, dt, pos);
 }
-template <class Op> __device__ typename Op::Acc element(FromAcc, const char *src, int, int64_t i, int64_t) {
+template <class Op>
+__device__ typename Op::Acc element(FromAcc, const char *src, int, int64_t i, int64_t) {
   return ((const typename Op::Acc *)src)[i];
 }
 
@@ -322,7 +372,8 @@ __global__ void outer_kernel(const char *src, int dt, int64_t outer, int64_t ext
 // ---- full reductions through CUB
 
 template <class Op> struct Combine {
-  __device__ typename Op::Acc operator()(const typename Op::Acc &a, const typename Op::Acc &b) const {
+  __device__ typename Op::Acc operator()(const typename Op::Acc &a,
+                                         const typename Op::Acc &b) const {
     return Op::combine(a, b);
   }
 };
@@ -379,13 +430,13 @@ cudaError_t sum_typed(const char *src, int64_t n, char *out, int out_dt, int64_t
                       cudaStream_t s) {
   T *acc = (T *)dlx_cuda_scratch_alloc(sizeof(T), s);
   if (acc == NULL) return cudaErrorMemoryAllocation;
-  cudaError_t e = with_cub_storage<Sum<T> >(
+  cudaError_t e = with_cub_storage<Sum<T>>(
       [&](void *temp, size_t &bytes) {
         return cub::DeviceReduce::Sum(temp, bytes, (const T *)src, acc, n, s);
       },
       s);
   if (e == cudaSuccess) {
-    store_one_kernel<Sum<T> ><<<1, 1, 0, s>>>(acc, out, out_dt, mean_count);
+    store_one_kernel<Sum<T>><<<1, 1, 0, s>>>(acc, out, out_dt, mean_count);
     e = cudaGetLastError();
   }
   dlx_cuda_scratch_free(acc, sizeof(T), s);
@@ -406,8 +457,8 @@ cudaError_t reduce_inner(const char *src, int dt, int64_t rows, int64_t extent, 
   } else {
     // at least one block: a launch with a zero-sized grid fails (rows == 0 has nothing to do)
     unsigned blocks = (unsigned)(rows < (1 << 20) ? (rows > 0 ? rows : 1) : (1 << 20));
-    inner_block_kernel<Op><<<blocks, kThreads, 0, s>>>(src, dt, rows, extent, out, out_dt,
-                                                       mean_count);
+    inner_block_kernel<Op>
+        <<<blocks, kThreads, 0, s>>>(src, dt, rows, extent, out, out_dt, mean_count);
   }
   return cudaGetLastError();
 }
@@ -442,9 +493,9 @@ cudaError_t reduce_outer(const char *src, int dt, int64_t outer, int64_t extent,
       src, dt, outer, extent, inner, chunk, out, out_dt, mean_count, partials);
   e = cudaGetLastError();
   if (e == cudaSuccess) {
-    outer_kernel<Op, FromAcc><<<grid_for(columns), kThreads, 0, s>>>(
-        (const char *)partials, dt, outer, splits, inner, splits, out, out_dt, mean_count,
-        (Acc *)NULL);
+    outer_kernel<Op, FromAcc>
+        <<<grid_for(columns), kThreads, 0, s>>>((const char *)partials, dt, outer, splits, inner,
+                                                splits, out, out_dt, mean_count, (Acc *)NULL);
     e = cudaGetLastError();
   }
   dlx_cuda_scratch_free(partials, bytes, s);
@@ -465,17 +516,25 @@ int64_t mean_count(int64_t extent) { return extent > 0 ? extent : -1; }
 
 // The operation for op over elements read as V.
 template <typename V>
-cudaError_t run_typed(int op, const char *src, int dt, int64_t outer, int64_t extent,
-                      int64_t inner, char *out, int out_dt, cudaStream_t s) {
+cudaError_t run_typed(int op, const char *src, int dt, int64_t outer, int64_t extent, int64_t inner,
+                      char *out, int out_dt, cudaStream_t s) {
   switch (op) {
-  case kSum: return run<Sum<V> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  case kMean: return run<Sum<V> >(src, dt, outer, extent, inner, out, out_dt, mean_count(extent), s);
-  case kProd: return run<Prod<V> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  case kMin: return run<Min<V> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  case kMax: return run<Max<V> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  case kArgMin: return run<Arg<V, false> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  case kArgMax: return run<Arg<V, true> >(src, dt, outer, extent, inner, out, out_dt, 0, s);
-  default: return cudaErrorInvalidValue;
+  case kSum:
+    return run<Sum<V>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  case kMean:
+    return run<Sum<V>>(src, dt, outer, extent, inner, out, out_dt, mean_count(extent), s);
+  case kProd:
+    return run<Prod<V>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  case kMin:
+    return run<Extreme<V, false>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  case kMax:
+    return run<Extreme<V, true>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  case kArgMin:
+    return run<Arg<V, false>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  case kArgMax:
+    return run<Arg<V, true>>(src, dt, outer, extent, inner, out, out_dt, 0, s);
+  default:
+    return cudaErrorInvalidValue;
   }
 }
 
@@ -494,7 +553,9 @@ extern "C" int dlx_cuda_reduce(int op, const void *src_ptr, int dt, int64_t oute
   if (one_output && (op == kSum || op == kMean) && dt == DLX_CUDA_FLOAT64)
     return sum_typed<double>(src, extent, out, out_dt, op == kMean ? mean_count(extent) : 0, s);
   switch (dt) {
-  case DLX_CUDA_FLOAT16: case DLX_CUDA_BFLOAT16: case DLX_CUDA_FLOAT32:
+  case DLX_CUDA_FLOAT16:
+  case DLX_CUDA_BFLOAT16:
+  case DLX_CUDA_FLOAT32:
     return run_typed<float>(op, src, dt, outer, extent, inner, out, out_dt, s); // half types too
   case DLX_CUDA_FLOAT64:
     return run_typed<double>(op, src, dt, outer, extent, inner, out, out_dt, s);

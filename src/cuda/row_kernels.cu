@@ -11,6 +11,7 @@
 
 #include "cuda/kernels.h"
 #include "cuda/row_element.h"
+#include "cuda/scratch.cuh"
 
 namespace {
 
@@ -20,18 +21,6 @@ unsigned grid_for(int64_t n) {
   int64_t grid = (n + kThreads - 1) / kThreads;
   return (unsigned)(grid < 65536 ? grid : 65536);
 }
-
-// Scratch from the caching allocator, given back when the scan's work is queued.
-struct Scratch {
-  void *base = nullptr;
-  size_t bytes = 0;
-  cudaStream_t stream;
-  ~Scratch() {
-    if (base != nullptr) dlx_cuda_scratch_free(base, bytes, stream);
-  }
-};
-
-size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
 
 struct PairCombine {
   int max;
@@ -99,10 +88,8 @@ int scan_rows(const dlx_cuda_row_request *r, Op op, Make make, Put put, cudaStre
       SameRow(), stream);
   if (status != cudaSuccess) return (int)status;
   Scratch s;
-  s.stream = stream;
-  s.bytes = rows_bytes + 2 * values_bytes + temp_bytes;
-  s.base = dlx_cuda_scratch_alloc(s.bytes, stream);
-  if (s.base == nullptr) return (int)cudaErrorMemoryAllocation;
+  if (!s.take(rows_bytes + 2 * values_bytes + temp_bytes, stream))
+    return (int)cudaErrorMemoryAllocation;
   char *at = (char *)s.base;
   int64_t *rows_of = (int64_t *)at;
   T *in = (T *)(at + rows_bytes), *out = (T *)(at + rows_bytes + values_bytes);

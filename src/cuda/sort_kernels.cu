@@ -12,6 +12,7 @@
 
 #include "common/sort_keys.h"
 #include "cuda/kernels.h"
+#include "cuda/scratch.cuh"
 
 namespace {
 
@@ -23,28 +24,9 @@ unsigned grid_for(int64_t n) {
   return (unsigned)(grid < 65536 ? grid : 65536);
 }
 
-template <typename K> __device__ K key_of(int kind, const K *src, int64_t i);
-
-template <> __device__ uint8_t key_of<uint8_t>(int kind, const uint8_t *src, int64_t i) {
-  return kind == DLX_SORT_KEY_BOOL ? dlx_sort_key_bool(src[i])
-         : kind == DLX_SORT_KEY_I8 ? dlx_sort_key_i8(src[i])
-                                   : dlx_sort_key_u8(src[i]);
-}
-template <> __device__ uint16_t key_of<uint16_t>(int kind, const uint16_t *src, int64_t i) {
-  return kind == DLX_SORT_KEY_I16    ? dlx_sort_key_i16(src[i])
-         : kind == DLX_SORT_KEY_F16  ? dlx_sort_key_f16(src[i])
-         : kind == DLX_SORT_KEY_BF16 ? dlx_sort_key_bf16(src[i])
-                                     : dlx_sort_key_u16(src[i]);
-}
-template <> __device__ uint32_t key_of<uint32_t>(int kind, const uint32_t *src, int64_t i) {
-  return kind == DLX_SORT_KEY_I32   ? dlx_sort_key_i32(src[i])
-         : kind == DLX_SORT_KEY_F32 ? dlx_sort_key_f32(src[i])
-                                    : dlx_sort_key_u32(src[i]);
-}
-template <> __device__ uint64_t key_of<uint64_t>(int kind, const uint64_t *src, int64_t i) {
-  return kind == DLX_SORT_KEY_I64   ? dlx_sort_key_i64(src[i])
-         : kind == DLX_SORT_KEY_F64 ? dlx_sort_key_f64(src[i])
-                                    : dlx_sort_key_u64(src[i]);
+// The sort key of src[i], of kind `kind` (its size is K's), as the CPU makes it.
+template <typename K> __device__ K key_of(int kind, const K *src, int64_t i) {
+  return (K)dlx_sort_key_at(kind, src + i);
 }
 
 // keys[i] and positions[i] of the count elements from src, rows of n; complemented keys when
@@ -78,19 +60,8 @@ __global__ void gather(const K *src, const P *positions, int64_t count, int64_t 
   }
 }
 
-// Scratch of keys and positions for count elements, twice, then CUB's temporary storage.
-struct Scratch {
-  void *base = nullptr;
-  size_t bytes = 0;
-  cudaStream_t stream;
-  ~Scratch() {
-    if (base != nullptr) dlx_cuda_scratch_free(base, bytes, stream);
-  }
-};
-
-size_t round_up(size_t n) { return (n + 255) / 256 * 256; }
-
-// A batch of `rows` rows of n elements (rows * n <= kMaxBatch) at src, values, indices.
+// A batch of `rows` rows of n elements (rows * n <= kMaxBatch) at src, values, indices; one
+// scratch block holds the keys and the positions twice (in, out), the offsets and CUB's storage.
 template <typename K>
 int sort_batch(const K *src, K *values, int64_t *indices, int kind, bool descending, int64_t rows,
                int64_t n, cudaStream_t stream) {
@@ -103,10 +74,8 @@ int sort_batch(const K *src, K *values, int64_t *indices, int kind, bool descend
       (int)(sizeof(K) * 8), stream);
   if (status != cudaSuccess) return (int)status;
   Scratch s;
-  s.stream = stream;
-  s.bytes = 2 * keys_bytes + 2 * pos_bytes + offsets_bytes + temp_bytes;
-  s.base = dlx_cuda_scratch_alloc(s.bytes, stream);
-  if (s.base == nullptr) return (int)cudaErrorMemoryAllocation;
+  if (!s.take(2 * keys_bytes + 2 * pos_bytes + offsets_bytes + temp_bytes, stream))
+    return (int)cudaErrorMemoryAllocation;
   char *at = (char *)s.base;
   K *keys = (K *)at, *keys_out = (K *)(at + keys_bytes);
   int32_t *pos = (int32_t *)(at + 2 * keys_bytes),
@@ -138,10 +107,8 @@ int sort_long_row(const K *src, K *values, int64_t *indices, int kind, bool desc
       (int64_t *)nullptr, n, 0, (int)(sizeof(K) * 8), stream);
   if (status != cudaSuccess) return (int)status;
   Scratch s;
-  s.stream = stream;
-  s.bytes = 2 * keys_bytes + 2 * pos_bytes + temp_bytes;
-  s.base = dlx_cuda_scratch_alloc(s.bytes, stream);
-  if (s.base == nullptr) return (int)cudaErrorMemoryAllocation;
+  if (!s.take(2 * keys_bytes + 2 * pos_bytes + temp_bytes, stream))
+    return (int)cudaErrorMemoryAllocation;
   char *at = (char *)s.base;
   K *keys = (K *)at, *keys_out = (K *)(at + keys_bytes);
   int64_t *pos = (int64_t *)(at + 2 * keys_bytes),

@@ -1,9 +1,12 @@
-/* cpu_test_util.h -- helpers shared by the CPU backend's C tests: a seeded random generator, and
- * buffers and tensor views over the backend's own memory. */
+/* cpu_test_util.h -- helpers shared by the CPU backend's C tests and the cuda_*_rules checks: a
+ * seeded random generator (its seed from DLX_TEST_SEED or the test's own), and buffers, vectors
+ * and tensor views over the backend's own memory. */
 #ifndef DLX_TESTS_CPU_TEST_UTIL_H
 #define DLX_TESTS_CPU_TEST_UTIL_H
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,15 @@ static inline uint64_t rnd(void) { /* xorshift64* */
   rng_state ^= rng_state << 25;
   rng_state ^= rng_state >> 27;
   return rng_state * UINT64_C(2685821657736338717);
+}
+
+/* The seed from DLX_TEST_SEED, else fallback (never 0, a fixed point of xorshift), printed so
+ * that a failure can be replayed. */
+static inline void rnd_seed(const char *test, uint64_t fallback) {
+  const char *seed = getenv("DLX_TEST_SEED");
+  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : fallback;
+  if (rng_state == 0) rng_state = 1;
+  printf("%s: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", test, rng_state);
 }
 
 static inline int64_t rnd_below(int64_t n) { return (int64_t)(rnd() % (uint64_t)n); }
@@ -54,6 +66,13 @@ static inline dlx_tensor make_tensor(dlx_buffer *b, dlx_dtype t, int ndim, const
     v.strides[d] = strides[d];
   }
   return v;
+}
+
+/* An empty C-contiguous CPU vector of n elements. */
+static inline dlx_tensor cpu_vector(dlx_dtype dtype, int64_t n) {
+  dlx_tensor t;
+  dlx_tensor_empty(&t, &n, 1, dtype, (DLDevice){kDLCPU, 0}, NULL);
+  return t;
 }
 
 static inline int64_t numel(int ndim, const int64_t *shape) {

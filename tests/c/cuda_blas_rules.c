@@ -20,6 +20,7 @@
 #include "common/half.h"
 #include "core/core.h"
 #include "core/linalg.h"
+#include "cpu_test_util.h"
 #include "cuda/blas_plan.h"
 
 static dlx_backend rules_backend;
@@ -30,15 +31,6 @@ static int calls, cut, copied, empty_inner;
 static char case_name[160];
 
 /* ---- random values */
-
-static uint64_t rng_state = UINT64_C(0x2545f4914f6cdd1d);
-static uint64_t next(void) { /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * UINT64_C(0x2545f4914f6cdd1d);
-}
-static int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
 
 static const dlx_dtype dtypes[] = {DLX_FLOAT16, DLX_BFLOAT16,  DLX_FLOAT32,
                                    DLX_FLOAT64, DLX_COMPLEX64, DLX_COMPLEX128};
@@ -106,7 +98,8 @@ static void store(dlx_dtype d, void *p, int64_t i, const double v[2]) {
 /* Fills a buffer of n elements with integers in [-2, 2] (both parts for complex), or NaN. */
 static void fill_buffer(dlx_dtype d, void *p, int64_t n, bool nan) {
   for (int64_t i = 0; i < n; i++) {
-    double v[2] = {nan ? NAN : (double)(below(5) - 2), is_complex(d) ? (double)(below(5) - 2) : 0};
+    double v[2] = {nan ? NAN : (double)(rnd_below(5) - 2),
+                   is_complex(d) ? (double)(rnd_below(5) - 2) : 0};
     store(d, p, i, v);
   }
 }
@@ -274,8 +267,8 @@ static bool same_values(dlx_dtype d, const void *x, const void *y, int64_t n) {
 static void random_operand(dlx_matrix_operand *o, dlx_tensor *t, const dlx_backend *backend,
                            dlx_dtype d, int64_t batch, int64_t rows, int64_t cols, bool shared,
                            bool nan) {
-  bool row_major = below(2) == 0;
-  int64_t pad = below(3), ld, size, n;
+  bool row_major = rnd_below(2) == 0;
+  int64_t pad = rnd_below(3), ld, size, n;
   if (row_major) {
     ld = (cols > 1 ? cols : 1) + pad;
     o->row_stride = ld;
@@ -287,8 +280,8 @@ static void random_operand(dlx_matrix_operand *o, dlx_tensor *t, const dlx_backe
     o->col_stride = ld;
     size = cols > 0 ? (cols - 1) * ld + rows : 0;
   }
-  o->batch_stride = shared ? 0 : size + below(3);
-  o->offset = below(3);
+  o->batch_stride = shared ? 0 : size + rnd_below(3);
+  o->offset = rnd_below(3);
   n = o->offset + (shared ? 1 : batch) * (o->batch_stride > size ? o->batch_stride : size) + 1;
   CHECK(dlx_tensor_empty(t, &n, 1, d, (DLDevice){kDLCPU, 0}, NULL) == 0);
   t->buffer->backend = backend;
@@ -298,11 +291,11 @@ static void random_operand(dlx_matrix_operand *o, dlx_tensor *t, const dlx_backe
 }
 
 static void request_case(int iteration) {
-  dlx_dtype d = dtypes[below(N_DTYPES)];
-  int64_t batch = 1 + below(5), m = 1 + below(6), n = 1 + below(6),
-          k = below(8) == 0 ? 0 : 1 + below(7);
-  bool share_a = batch > 1 && below(4) == 0, share_b = batch > 1 && below(4) == 0;
-  int beta_pick = (int)below(3), alpha_pick = (int)below(3);
+  dlx_dtype d = dtypes[rnd_below(N_DTYPES)];
+  int64_t batch = 1 + rnd_below(5), m = 1 + rnd_below(6), n = 1 + rnd_below(6),
+          k = rnd_below(8) == 0 ? 0 : 1 + rnd_below(7);
+  bool share_a = batch > 1 && rnd_below(4) == 0, share_b = batch > 1 && rnd_below(4) == 0;
+  int beta_pick = (int)rnd_below(3), alpha_pick = (int)rnd_below(3);
   dlx_matmul_request r;
   dlx_tensor ta, tb, tc_cpu, tc_rules;
   dlx_error err;
@@ -312,13 +305,13 @@ static void request_case(int iteration) {
   r.m = m;
   r.n = n;
   r.k = k;
-  r.allow_tf32 = below(2) == 0;
+  r.allow_tf32 = rnd_below(2) == 0;
   random_operand(&r.a, &ta, &rules_backend, d, batch, m, k, share_a, false);
   random_operand(&r.b, &tb, &rules_backend, d, batch, k, n, share_b, false);
   random_operand(&r.c, &tc_rules, &rules_backend, d, batch, m, n, false, beta_pick == 0);
   if (is_complex(d)) {
-    r.a.conj = below(2) == 0;
-    r.b.conj = below(3) == 0;
+    r.a.conj = rnd_below(2) == 0;
+    r.b.conj = rnd_below(3) == 0;
   }
   double alphas[3] = {1, -1, 2}, betas[3] = {0, 1, -2};
   r.alpha.kind = r.beta.kind = is_complex(d) ? DLX_KIND_COMPLEX : DLX_KIND_FLOAT;
@@ -374,7 +367,7 @@ static void random_tensor(dlx_tensor *t, const dlx_backend *backend, dlx_dtype d
   if (how == 1 && ndim >= 2) {
     CHECK(dlx_transpose(t, &base, ndim - 2, ndim - 1, NULL) == 0);
   } else if (how == 2 && ndim > 0) {
-    CHECK(dlx_flip(t, &base, (int32_t)below(ndim), NULL) == 0);
+    CHECK(dlx_flip(t, &base, (int32_t)rnd_below(ndim), NULL) == 0);
   } else {
     dlx_tensor_share(t, &base);
   }
@@ -393,22 +386,22 @@ static void twin(dlx_tensor *out, const dlx_tensor *t, const dlx_backend *backen
 }
 
 static void core_case(int iteration) {
-  dlx_dtype d = dtypes[below(N_DTYPES)];
-  int32_t batch_nd = (int32_t)below(3), na = 0, nb = 0, no = 0;
+  dlx_dtype d = dtypes[rnd_below(N_DTYPES)];
+  int32_t batch_nd = (int32_t)rnd_below(3), na = 0, nb = 0, no = 0;
   int64_t batch[2], sa[DLX_MAX_NDIM], sb[DLX_MAX_NDIM], so[DLX_MAX_NDIM];
-  int64_t m = 1 + below(5), n = 1 + below(5), k = below(10) == 0 ? 0 : 1 + below(6);
+  int64_t m = 1 + rnd_below(5), n = 1 + rnd_below(5), k = rnd_below(10) == 0 ? 0 : 1 + rnd_below(6);
   dlx_tensor a[2], b[2], c[2], out[2];
   dlx_error err[2];
-  bool one_d_a = below(6) == 0, one_d_b = below(6) == 0, added = below(3) == 0;
-  bool conj_a = is_complex(d) && below(2) == 0;
+  bool one_d_a = rnd_below(6) == 0, one_d_b = rnd_below(6) == 0, added = rnd_below(3) == 0;
+  bool conj_a = is_complex(d) && rnd_below(2) == 0;
   int rc[2];
-  for (int32_t i = 0; i < batch_nd; i++) batch[i] = 1 + below(3);
+  for (int32_t i = 0; i < batch_nd; i++) batch[i] = 1 + rnd_below(3);
   /* each operand has a suffix of the batch dims (a missing dim broadcasts), some of size 1 */
-  int32_t bna = one_d_a ? 0 : batch_nd - (int32_t)below(batch_nd + 1);
-  int32_t bnb = one_d_b ? 0 : batch_nd - (int32_t)below(batch_nd + 1);
+  int32_t bna = one_d_a ? 0 : batch_nd - (int32_t)rnd_below(batch_nd + 1);
+  int32_t bnb = one_d_b ? 0 : batch_nd - (int32_t)rnd_below(batch_nd + 1);
   int32_t bn = bna > bnb ? bna : bnb;
-  for (int32_t i = 0; i < bna; i++) sa[na++] = below(3) == 0 ? 1 : batch[batch_nd - bna + i];
-  for (int32_t i = 0; i < bnb; i++) sb[nb++] = below(3) == 0 ? 1 : batch[batch_nd - bnb + i];
+  for (int32_t i = 0; i < bna; i++) sa[na++] = rnd_below(3) == 0 ? 1 : batch[batch_nd - bna + i];
+  for (int32_t i = 0; i < bnb; i++) sb[nb++] = rnd_below(3) == 0 ? 1 : batch[batch_nd - bnb + i];
   for (int32_t i = 0; i < bn; i++) { /* the result's batch dims: NumPy's broadcast */
     int64_t x = i - (bn - bna) >= 0 ? sa[i - (bn - bna)] : 1;
     int64_t y = i - (bn - bnb) >= 0 ? sb[i - (bn - bnb)] : 1;
@@ -420,12 +413,12 @@ static void core_case(int iteration) {
   if (!one_d_b) sb[nb++] = n;
   if (!one_d_a) so[no++] = m;
   if (!one_d_b) so[no++] = n;
-  random_tensor(&a[0], &dlx_cpu_backend, d, sa, na, (int)below(3));
-  random_tensor(&b[0], &dlx_cpu_backend, d, sb, nb, (int)below(3));
+  random_tensor(&a[0], &dlx_cpu_backend, d, sa, na, (int)rnd_below(3));
+  random_tensor(&b[0], &dlx_cpu_backend, d, sb, nb, (int)rnd_below(3));
   twin(&a[1], &a[0], &rules_backend);
   twin(&b[1], &b[0], &rules_backend);
   if (added) {
-    int32_t cn = (int32_t)below(no + 1); /* c broadcasts to the result */
+    int32_t cn = (int32_t)rnd_below(no + 1); /* c broadcasts to the result */
     random_tensor(&c[0], &dlx_cpu_backend, d, so + (no - cn), cn, 0);
     twin(&c[1], &c[0], &rules_backend);
   }
@@ -531,6 +524,7 @@ static void known_calls(void) {
 }
 
 int main(void) {
+  rng_state = UINT64_C(0x2545f4914f6cdd1d); /* the xorshift64* of cpu_test_util.h */
   rules_backend = dlx_cpu_backend;
   rules_backend.matmul = rules_matmul;
   known_calls();

@@ -269,10 +269,7 @@ static void test_all_pairs(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_cast_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_cast_rules", UINT64_C(0x9E3779B97F4A7C15));
   test_all_pairs();
   return check_report("cuda_cast_rules");
 }

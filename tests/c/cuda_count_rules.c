@@ -180,10 +180,7 @@ static void check_search(dlx_dtype dtype, int64_t rows, int64_t m, int64_t srows
 int main(void) {
   static const int64_t bins[] = {1, 3, 100, 5000};
   static const int64_t lengths[] = {1, 2, 7, 100, 3000};
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_count_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_count_rules", UINT64_C(0x9E3779B97F4A7C15));
   for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++)
     for (int weighted = 0; weighted < 2; weighted++) {
       check_linear(DLX_FLOAT32, 2000, bins[b], -2, 2, weighted);

@@ -10,3 +10,7 @@ extern "C" void cxx_ew_element(int op, int nin, int kdtype, int kout, int dst_dt
   dlx_cuda_ew_element(o, static_cast<char *>(dst), reinterpret_cast<const char *const *>(in),
                       in_dtype);
 }
+
+extern "C" int cxx_ew_vectorisable(const dlx_cuda_ew_params *p, int vector_bytes, int out_bytes) {
+  return dlx_cuda_ew_vectorisable(p, vector_bytes, out_bytes);
+}

@@ -15,6 +15,7 @@
 #include "core/core.h"
 #include "core/indexing.h"
 #include "core/ops.h"
+#include "cpu_test_util.h"
 #include "cuda/indexing_plan.h"
 
 int64_t cxx_index_first_bad(const dlx_cuda_index_request *r, int64_t *value);
@@ -49,15 +50,6 @@ static int rules_index_op(dlx_index_request *r, dlx_error *err) {
 
 /* ---- random tensors */
 
-static uint64_t rng_state = UINT64_C(0x9e3779b97f4a7c15);
-static uint64_t next(void) { /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * UINT64_C(0x2545f4914f6cdd1d);
-}
-static int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
-
 enum fill { RANDOM_BITS, MASK, INDICES, BAD_INDICES };
 
 /* Fills the buffer of t: random bits, a mask (about 40% true), or indices for a dim of size
@@ -67,15 +59,16 @@ static void fill(const dlx_tensor *t, enum fill how, int64_t size) {
   unsigned char *p = t->buffer->data;
   for (size_t at = 0; at + item <= bytes; at += item) {
     if (how == MASK) {
-      p[at] = below(10) < 4;
+      p[at] = rnd_below(10) < 4;
     } else if (how == INDICES || how == BAD_INDICES) {
-      int64_t i = below(size) + 1;
-      if (below(2) == 0) i -= size + 1; /* -size..-1 */
-      if (how == BAD_INDICES && below(8) == 0) i = below(3) == 0 ? 0 : size + 1 + below(3);
-      if (how == BAD_INDICES && below(16) == 0) i = -size - 1;
+      int64_t i = rnd_below(size) + 1;
+      if (rnd_below(2) == 0) i -= size + 1; /* -size..-1 */
+      if (how == BAD_INDICES && rnd_below(8) == 0)
+        i = rnd_below(3) == 0 ? 0 : size + 1 + rnd_below(3);
+      if (how == BAD_INDICES && rnd_below(16) == 0) i = -size - 1;
       memcpy(p + at, &i, sizeof i);
     } else {
-      for (size_t b = 0; b < item; b++) p[at + b] = (unsigned char)next();
+      for (size_t b = 0; b < item; b++) p[at + b] = (unsigned char)rnd();
     }
   }
 }
@@ -89,12 +82,12 @@ static void random_tensor(dlx_tensor *t, const int64_t *shape, int32_t ndim, dlx
   dlx_tensor base, view;
   for (int32_t d = 0; d < ndim; d++) perm[d] = d;
   for (int32_t d = ndim - 1; d > 0; d--) {
-    int32_t e = (int32_t)below(d + 1), swap = perm[d];
+    int32_t e = (int32_t)rnd_below(d + 1), swap = perm[d];
     perm[d] = perm[e];
     perm[e] = swap;
   }
   for (int32_t d = 0; d < ndim; d++) {
-    step[d] = below(3) == 0 ? 2 : 1;
+    step[d] = rnd_below(3) == 0 ? 2 : 1;
     inverse[perm[d]] = d;
   }
   for (int32_t d = 0; d < ndim; d++) base_shape[d] = shape[perm[d]] * step[perm[d]];
@@ -108,7 +101,7 @@ static void random_tensor(dlx_tensor *t, const int64_t *shape, int32_t ndim, dlx
     CHECK(dlx_slice(&view, t, d, 0, shape[d] * step[d] - 1, step[d], NULL) == 0);
     dlx_tensor_close(t);
     *t = view;
-    if (below(4) == 0) {
+    if (rnd_below(4) == 0) {
       CHECK(dlx_flip(&view, t, d, NULL) == 0);
       dlx_tensor_close(t);
       *t = view;
@@ -117,8 +110,8 @@ static void random_tensor(dlx_tensor *t, const int64_t *shape, int32_t ndim, dlx
 }
 
 static int32_t random_shape(int64_t *shape, int32_t min_ndim) {
-  int32_t ndim = min_ndim + (int32_t)below(5 - min_ndim);
-  for (int32_t d = 0; d < ndim; d++) shape[d] = 1 + below(below(6) == 0 ? 40 : 5);
+  int32_t ndim = min_ndim + (int32_t)rnd_below(5 - min_ndim);
+  for (int32_t d = 0; d < ndim; d++) shape[d] = 1 + rnd_below(rnd_below(6) == 0 ? 40 : 5);
   return ndim;
 }
 
@@ -276,15 +269,15 @@ static int do_masked_assign(const dlx_tensor *dst, const void *a, dlx_error *err
 }
 
 static dlx_dtype random_dtype(bool addable) {
-  dlx_dtype dtype = dtypes[below(N_DTYPES)];
+  dlx_dtype dtype = dtypes[rnd_below(N_DTYPES)];
   return addable && dlx_dtype_kind(dtype) == DLX_KIND_STORAGE ? DLX_FLOAT32 : dtype;
 }
 
 static void one_case(int trial) {
-  int64_t shape[DLX_MAX_NDIM], ishape[DLX_MAX_NDIM], len = below(7);
-  int32_t ndim = random_shape(shape, 1), dim = (int32_t)below(ndim);
+  int64_t shape[DLX_MAX_NDIM], ishape[DLX_MAX_NDIM], len = rnd_below(7);
+  int32_t ndim = random_shape(shape, 1), dim = (int32_t)rnd_below(ndim);
   dlx_dtype dtype = random_dtype(false);
-  enum fill bad = below(6) == 0 ? BAD_INDICES : INDICES;
+  enum fill bad = rnd_below(6) == 0 ? BAD_INDICES : INDICES;
   dlx_tensor src, index, dst, mask, values;
   args x = {.dim = dim};
   snprintf(case_name, sizeof case_name, "case %d (%s, %d dims, dim %d)", trial,
@@ -299,18 +292,19 @@ static void one_case(int trial) {
   dlx_tensor_close(&index);
 
   /* gather: an index no larger than src but along dim */
-  for (int32_t d = 0; d < ndim; d++) ishape[d] = d == dim ? 1 + below(6) : 1 + below(shape[d]);
+  for (int32_t d = 0; d < ndim; d++)
+    ishape[d] = d == dim ? 1 + rnd_below(6) : 1 + rnd_below(shape[d]);
   random_tensor(&index, ishape, ndim, DLX_INT64, bad, shape[dim]);
   compare_out(do_gather, &x);
 
   /* scatter_ and scatter_add_ into dst of src's shape, from values no smaller than the index,
    * which now lies within dst along dim too (indices in a short range: duplicates) */
-  for (int32_t d = 0; d < ndim; d++) ishape[d] = 1 + below(shape[d]);
+  for (int32_t d = 0; d < ndim; d++) ishape[d] = 1 + rnd_below(shape[d]);
   dlx_tensor_close(&index);
   random_tensor(&index, ishape, ndim, DLX_INT64, bad, shape[dim]);
   dtype = random_dtype(true);
   random_tensor(&dst, shape, ndim, dtype, RANDOM_BITS, 0);
-  random_tensor(&values, shape, ndim, below(4) == 0 ? DLX_INT32 : dtype, RANDOM_BITS, 0);
+  random_tensor(&values, shape, ndim, rnd_below(4) == 0 ? DLX_INT32 : dtype, RANDOM_BITS, 0);
   x.src = &values;
   x.accumulate = false;
   compare_in_place(do_scatter, &dst, &x);
@@ -332,8 +326,8 @@ static void one_case(int trial) {
 
   /* masks of dst's shape, or broadcast to it (size-1 dims, fewer dims) */
   {
-    int32_t mdim = (int32_t)below(ndim + 1);
-    for (int32_t d = 0; d < mdim; d++) ishape[d] = below(3) == 0 ? 1 : shape[ndim - mdim + d];
+    int32_t mdim = (int32_t)rnd_below(ndim + 1);
+    for (int32_t d = 0; d < mdim; d++) ishape[d] = rnd_below(3) == 0 ? 1 : shape[ndim - mdim + d];
     random_tensor(&mask, ishape, mdim, DLX_BOOL, MASK, 0);
   }
   x.mask = &mask;
@@ -400,6 +394,7 @@ static void large_and_scalar_cases(void) {
 }
 
 int main(void) {
+  rng_state = UINT64_C(0x9e3779b97f4a7c15); /* the xorshift64* of cpu_test_util.h */
   rules_backend = dlx_cpu_backend;
   rules_backend.index_op = rules_index_op;
   for (int trial = 0; trial < 400; trial++) one_case(trial);

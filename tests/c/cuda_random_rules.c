@@ -11,25 +11,18 @@
 #include "common/distributions.h"
 #include "core/core.h"
 #include "core/random.h"
+#include "cpu_test_util.h"
 #include "cuda/kernels.h"
 #include "random_checks.h"
 
 void cxx_fill_random(const dlx_cuda_random_request *r);
 void cxx_multinomial(const dlx_cuda_multinomial_request *q);
 
-static uint64_t state = 0x243f6a8885a308d3u;
-static uint64_t next_random(void) { /* xorshift64* */
-  state ^= state >> 12;
-  state ^= state << 25;
-  state ^= state >> 27;
-  return state * 0x2545f4914f6cdd1du;
-}
-
 /* A float64 vector of n parameters in [lo, hi]. */
 static dlx_tensor params(int64_t n, double lo, double hi) {
   dlx_tensor t;
   CHECK(dlx_tensor_empty(&t, &n, 1, DLX_FLOAT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  for (int64_t i = 0; i < n; i++) ((double *)t.buffer->data)[i] = random_param(next_random, lo, hi);
+  for (int64_t i = 0; i < n; i++) ((double *)t.buffer->data)[i] = random_param(rnd, lo, hi);
   return t;
 }
 
@@ -128,7 +121,7 @@ static dlx_tensor weights(int64_t rows, int64_t k, dlx_dtype dtype) {
   dlx_tensor t;
   CHECK(dlx_tensor_empty(&t, shape, 2, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
   for (int64_t i = 0; i < rows * k; i++) {
-    double w = random_weight(next_random, i, k);
+    double w = random_weight(rnd, i, k);
     if (dtype == DLX_FLOAT64)
       ((double *)t.buffer->data)[i] = w;
     else
@@ -138,18 +131,12 @@ static dlx_tensor weights(int64_t rows, int64_t k, dlx_dtype dtype) {
 }
 
 static void multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, dlx_dtype dtype) {
-  int64_t oshape[2] = {rows, n};
   dlx_tensor w = weights(rows, k, dtype), out, status;
   int64_t *got = calloc((size_t)(rows * n + 1), sizeof *got);
   int64_t *got_status = calloc((size_t)rows, sizeof *got_status);
   double *scratch = malloc((size_t)(rows * (replacement ? k : n) + 1) * sizeof(double));
-  dlx_multinomial_request r = {.weights = &w,
-                               .out = &out,
-                               .status = &status,
-                               .n = n,
-                               .replacement = replacement,
-                               .seed = next_random(),
-                               .offset = next_random() >> 1};
+  dlx_multinomial_request r;
+  cpu_multinomial(&r, &w, n, replacement, rnd, &out, &status);
   dlx_cuda_multinomial_request q = {.weights = w.buffer->data,
                                     .out = got,
                                     .status = got_status,
@@ -161,9 +148,6 @@ static void multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, dl
                                     .is64 = dtype == DLX_FLOAT64,
                                     .seed = r.seed,
                                     .offset = r.offset};
-  CHECK(dlx_tensor_empty(&out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  CHECK(dlx_tensor_empty(&status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  CHECK(dlx_cpu_backend.multinomial(&r, NULL) == 0);
   cxx_multinomial(&q);
   check_multinomial(got, got_status, &out, &status, k, replacement);
   dlx_tensor_close(&w);
@@ -175,6 +159,7 @@ static void multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, dl
 }
 
 int main(void) {
+  rng_state = UINT64_C(0x243f6a8885a308d3); /* the xorshift64* of cpu_test_util.h */
   fills();
   multinomial(12, 1000, 100, false, DLX_FLOAT32);
   multinomial(12, 1001, 1, false, DLX_FLOAT64);

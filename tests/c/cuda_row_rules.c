@@ -116,10 +116,7 @@ int main(void) {
   static const int64_t lengths[] = {1, 2, 7, 300, 5000};
   static const int64_t tiles[] = {1, 3, 128, 1 << 30};
   static const dlx_row_op ops[] = {DLX_ROW_CUMMAX, DLX_ROW_CUMMIN, DLX_ROW_LOGCUMSUMEXP};
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_row_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_row_rules", UINT64_C(0x9E3779B97F4A7C15));
   for (size_t d = 0; d < NDTYPES; d++)
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
       for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++)

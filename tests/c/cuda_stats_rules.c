@@ -31,14 +31,6 @@ static const dlx_dtype dtypes[] = {DLX_BOOL,     DLX_INT8,    DLX_INT16,  DLX_IN
                                    DLX_BFLOAT16, DLX_FLOAT32, DLX_FLOAT64};
 #define NDTYPES (sizeof dtypes / sizeof dtypes[0])
 
-static dlx_tensor cpu_vector(dlx_dtype dtype, int64_t n) {
-  DLDevice cpu = {kDLCPU, 0};
-  dlx_tensor t;
-  int64_t shape[1] = {n};
-  dlx_tensor_empty(&t, shape, 1, dtype, cpu, NULL);
-  return t;
-}
-
 /* A value for element i: mostly moderate, sometimes an edge when `edges`. */
 static double random_value(int edges) {
   static const double specials[] = {NAN, INFINITY, -INFINITY, 1e300, -1e300, 1e-310, 0.0, -0.0};
@@ -196,10 +188,7 @@ static void check_plans(void) {
 
 int main(void) {
   static const int64_t lengths[] = {1, 2, 7, 256, 300, 1000, 5000};
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("cuda_stats_rules: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("cuda_stats_rules", UINT64_C(0x9E3779B97F4A7C15));
   check_plans();
   for (size_t d = 0; d < NDTYPES; d++)
     for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++)

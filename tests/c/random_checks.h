@@ -1,8 +1,8 @@
 /* random_checks.h -- what the two checks of the GPU random kernels against the CPU backend share
  * (tests/c/cuda_random_rules.c: the CUDA element code on the host; tests/ze_kernels/random.c: the
  * OpenCL kernels on PoCL): random parameters, multinomial's test weights with their bad rows, and
- * the comparison of results. Each file draws from its own xorshift64* (`next`). Include check.h
- * first. */
+ * the CPU's multinomial and the comparison of results. Each file draws from its own xorshift64*
+ * (`next`). Include check.h first. */
 #ifndef DLX_TESTS_RANDOM_CHECKS_H
 #define DLX_TESTS_RANDOM_CHECKS_H
 
@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/builtin.h"
 #include "common/distributions.h"
+#include "core/random.h"
 #include "core/tensor.h"
 
 /* A parameter in [lo, hi], from 53 bits of next(). */
@@ -41,6 +43,26 @@ static inline void check_same_fill(const void *got, const dlx_tensor *want, int 
             dlx_dtype_info_of(want->dtype)->name, who);
     CHECK(0);
   }
+}
+
+/* The CPU's multinomial, n draws a row of the rows x k weights w with a random seed and offset
+ * (left in r for the kernel): out (rows x n) and status (rows) made here, the caller closes them.
+ */
+static inline void cpu_multinomial(dlx_multinomial_request *r, const dlx_tensor *w, int64_t n,
+                                   bool replacement, uint64_t (*next)(void), dlx_tensor *out,
+                                   dlx_tensor *status) {
+  int64_t rows = w->shape[0], oshape[2] = {rows, n};
+  uint64_t seed = next(), offset = next() >> 1;
+  *r = (dlx_multinomial_request){.weights = w,
+                                 .out = out,
+                                 .status = status,
+                                 .n = n,
+                                 .replacement = replacement,
+                                 .seed = seed,
+                                 .offset = offset};
+  CHECK(dlx_tensor_empty(out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  CHECK(dlx_tensor_empty(status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
+  CHECK(dlx_cpu_backend.multinomial(r, NULL) == 0);
 }
 
 /* A kernel's multinomial (got: rows x n draws, got_status: rows states) against the CPU's (out,

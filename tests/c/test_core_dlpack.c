@@ -221,11 +221,113 @@ static void test_wrap_legacy(void) {
   CHECK_EQ_INT(p.deleted, 1);
 }
 
+/* ---- a consumer's stream for an export to host-like memory */
+
+static int stream_checks; /* calls of the stand-in's from_dlpack */
+
+/* The stream rule of a stand-in device with streams: CUDA's (0 and values < -1 refused). */
+static int standin_from_dlpack(int32_t device_id, bool given, int64_t value,
+                               dlx_stream_request *out, dlx_error *err) {
+  (void)device_id;
+  stream_checks++;
+  out->sync = !given || value != -1;
+  out->stream = 0;
+  if (given && (value == 0 || value < -1))
+    return dlx_fail(err, DLX_VALUE_ERROR, "stream = %lld is refused", (long long)value);
+  return 0;
+}
+
+static const dlx_stream_ops standin_streams = {.from_dlpack = standin_from_dlpack};
+
+/* Device memory that the host reaches only through copies (its bytes are host memory here). */
+static int standin_copy_bytes_host(int32_t device_id, void *dst, const void *src, size_t nbytes,
+                                   bool to_device, dlx_error *err) {
+  (void)device_id;
+  (void)to_device;
+  (void)err;
+  memcpy(dst, src, nbytes);
+  return 0;
+}
+
+static const dlx_backend gpu_standin = {
+    .name = "gpu_standin",
+    .device_type = kDLCUDA,
+    .copy_bytes_host = standin_copy_bytes_host,
+    .stream = &standin_streams,
+};
+
+static int prepare(int32_t device_id, dlx_error *err) {
+  (void)device_id;
+  (void)err;
+  return 0;
+}
+
+/* Host memory that a GPU backend lends the host (cuda_managed's traits). */
+static const dlx_backend lent_standin = {
+    .name = "lent_standin",
+    .device_type = kDLCUDAManaged,
+    .host_accessible = true,
+    .prepare_host_access = prepare,
+};
+
+/* Exports t with stream `value`, to dl_device *to (or its own device); the export's error. */
+static int export_with_stream(const dlx_tensor *t, int64_t value, const DLDevice *to) {
+  dlx_export_options opts = {.versioned = true, .copy = DLX_COPY_IF_NEEDED};
+  DLManagedTensorVersioned *v = NULL;
+  DLManagedTensor *l = NULL;
+  dlx_error err;
+  int rc;
+  opts.has_stream = true;
+  opts.stream = value;
+  opts.has_dl_device = to != NULL;
+  if (to != NULL) opts.dl_device = *to;
+  rc = dlx_export(t, &opts, &v, &l, &err);
+  if (rc == 0) {
+    CHECK(v != NULL);
+    CHECK(((const float *)v->dl_tensor.data)[1] == 2.0f);
+    CHECK(to == NULL ? v->dl_tensor.data == t->buffer->data : v->dl_tensor.data != t->buffer->data);
+    v->deleter(v);
+  }
+  return rc;
+}
+
+/* PyTorch and JAX pass their stream with dl_device = {1, 0} for a CUDA tensor, CuPy its stream
+ * for cuda_managed memory: taken (checked by the device's rule), where plain CPU memory takes
+ * none. */
+static void test_export_stream_to_host(void) {
+  int64_t n = 3;
+  dlx_tensor t;
+  dlx_error err;
+  const dlx_backend *own;
+  DLDevice own_device;
+  CHECK(dlx_tensor_empty(&t, &n, 1, DLX_FLOAT32, cpu, &err) == 0);
+  for (int i = 0; i < 3; i++) ((float *)t.buffer->data)[i] = (float)(i + 1);
+  own = t.buffer->backend;
+  own_device = t.buffer->device;
+  CHECK_EQ_INT(export_with_stream(&t, 1, NULL), DLX_VALUE_ERROR); /* CPU memory */
+  t.buffer->backend = &gpu_standin;
+  t.buffer->device = (DLDevice){kDLCUDA, 0};
+  stream_checks = 0;
+  CHECK_EQ_INT(export_with_stream(&t, 1, &cpu), 0);
+  CHECK_EQ_INT(export_with_stream(&t, 7, &cpu), 0);
+  CHECK_EQ_INT(export_with_stream(&t, 0, &cpu), DLX_VALUE_ERROR);
+  CHECK_EQ_INT(stream_checks, 3);
+  t.buffer->backend = &lent_standin;
+  t.buffer->device = (DLDevice){kDLCUDAManaged, 0};
+  CHECK_EQ_INT(export_with_stream(&t, 2, NULL), 0);
+  CHECK_EQ_INT(export_with_stream(&t, -1, NULL), 0);
+  CHECK_EQ_INT(export_with_stream(&t, -2, NULL), DLX_VALUE_ERROR);
+  t.buffer->backend = own;
+  t.buffer->device = own_device;
+  dlx_tensor_close(&t);
+}
+
 int main(void) {
   test_import_checks();
   test_import_layout();
   test_export();
   test_zero_dim_export();
   test_wrap_legacy();
+  test_export_stream_to_host();
   return check_report("test_core_dlpack");
 }

@@ -640,10 +640,7 @@ static void test_known_casts(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x2545F4914F6CDD1D);
-  if (rng_state == 0) rng_state = 1;
-  printf("test_cpu_cast: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("test_cpu_cast", UINT64_C(0x2545F4914F6CDD1D));
   test_decode_all();
   test_round_specials();
   test_round_points(&half_format, dlx_float_to_half, dlx_double_to_half, "half");

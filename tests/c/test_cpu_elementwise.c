@@ -135,28 +135,45 @@ static void test_strided_cast_rows_and_threads(void) {
   dlx_tensor_close(&two);
 }
 
-/* Tensors on two devices are a DeviceError, and so is a backend without the entry; a
- * backend's table and a second device are faked with CPU memory. */
-static void test_devices(void) {
+/* Two 4-element float32 tensors, t0 on device 0 and t1 faked on device 1 (CPU memory), and a
+ * copy of the CPU backend's table without the elementwise entry, for t0's buffer to take. */
+typedef struct two_devices {
+  dlx_backend without;
+  dlx_buffer *b0, *b1;
+  dlx_tensor t0, t1;
+} two_devices;
+
+static void two_devices_open(two_devices *f) {
   int64_t shape[1] = {4}, strides[1] = {1};
-  dlx_backend without = dlx_cpu_backend;
-  dlx_buffer *b0 = new_buffer(16), *b1 = new_buffer(16);
+  f->without = dlx_cpu_backend;
+  f->without.elementwise = NULL;
+  f->b0 = new_buffer(16);
+  f->b1 = new_buffer(16);
+  f->b1->device.device_id = 1;
+  f->t0 = make_tensor(f->b0, DLX_FLOAT32, 1, shape, strides, 0);
+  f->t1 = make_tensor(f->b1, DLX_FLOAT32, 1, shape, strides, 0);
+}
+
+static void two_devices_close(two_devices *f) {
+  f->b0->backend = &dlx_cpu_backend;
+  free_buffer(f->b0);
+  free_buffer(f->b1);
+}
+
+/* Tensors on two devices are a DeviceError, and so is a backend without the entry. */
+static void test_devices(void) {
+  two_devices f;
   dlx_error err;
   dlx_tensor out;
-  without.elementwise = NULL;
-  b1->device.device_id = 1;
-  dlx_tensor t0 = make_tensor(b0, DLX_FLOAT32, 1, shape, strides, 0);
-  dlx_tensor t1 = make_tensor(b1, DLX_FLOAT32, 1, shape, strides, 0);
-  dlx_operand o0 = tensor_operand(&t0), o1 = tensor_operand(&t1);
+  two_devices_open(&f);
+  dlx_operand o0 = tensor_operand(&f.t0), o1 = tensor_operand(&f.t1);
   CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o1, NULL, &out, &err) == DLX_DEVICE_ERROR);
   CHECK(strstr(err.message, "different devices") != NULL);
-  CHECK(dlx_elementwise(DLX_EW_NEG, &o0, NULL, &t1, NULL, &err) == DLX_DEVICE_ERROR);
-  b0->backend = &without;
+  CHECK(dlx_elementwise(DLX_EW_NEG, &o0, NULL, &f.t1, NULL, &err) == DLX_DEVICE_ERROR);
+  f.b0->backend = &f.without;
   CHECK(dlx_elementwise(DLX_EW_ADD, &o0, &o0, NULL, &out, &err) == DLX_DEVICE_ERROR);
   CHECK(strstr(err.message, "not implemented on cpu") != NULL);
-  b0->backend = &dlx_cpu_backend;
-  free_buffer(b0);
-  free_buffer(b1);
+  two_devices_close(&f);
 }
 
 /* A math op and where on a transposed view (the buffered path, rows split over two threads)
@@ -199,27 +216,20 @@ static void test_math_and_where_layouts_and_threads(void) {
 
 /* The new ops reach the same device checks: a backend without the entry, two devices. */
 static void test_devices_of_math_and_ternary_ops(void) {
-  int64_t shape[1] = {4}, strides[1] = {1};
-  dlx_backend without = dlx_cpu_backend;
-  dlx_buffer *b0 = new_buffer(16), *b1 = new_buffer(16);
+  two_devices f;
   dlx_error err;
   dlx_tensor out;
-  without.elementwise = NULL;
-  b1->device.device_id = 1;
-  dlx_tensor t0 = make_tensor(b0, DLX_FLOAT32, 1, shape, strides, 0);
-  dlx_tensor t1 = make_tensor(b1, DLX_FLOAT32, 1, shape, strides, 0);
-  dlx_operand three[3] = {tensor_operand(&t0), tensor_operand(&t0), tensor_operand(&t1)};
+  two_devices_open(&f);
+  dlx_operand three[3] = {tensor_operand(&f.t0), tensor_operand(&f.t0), tensor_operand(&f.t1)};
   CHECK(dlx_elementwise_n(DLX_EW_WHERE, three, NULL, &out, &err) == DLX_DEVICE_ERROR);
   CHECK(strstr(err.message, "different devices") != NULL);
-  b0->backend = &without;
-  three[2] = tensor_operand(&t0);
+  f.b0->backend = &f.without;
+  three[2] = tensor_operand(&f.t0);
   CHECK(dlx_elementwise_n(DLX_EW_LERP, three, NULL, &out, &err) == DLX_DEVICE_ERROR);
   CHECK(strstr(err.message, "lerp is not implemented on cpu") != NULL);
   CHECK(dlx_elementwise(DLX_EW_EXP, &three[0], NULL, NULL, &out, &err) == DLX_DEVICE_ERROR);
   CHECK(strstr(err.message, "exp is not implemented on cpu") != NULL);
-  b0->backend = &dlx_cpu_backend;
-  free_buffer(b0);
-  free_buffer(b1);
+  two_devices_close(&f);
 }
 
 /* n values of dtype d (a real part of a complex counts as a float): edge values (zeros, infinities,

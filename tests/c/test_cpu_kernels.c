@@ -515,10 +515,7 @@ static void test_allocator(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("test_cpu_kernels: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("test_cpu_kernels", UINT64_C(0x9E3779B97F4A7C15));
   size_t before = dlx_cpu_memory_allocated();
   test_backend_table();
   test_allocator();

@@ -391,10 +391,7 @@ static void test_extremes(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0x9E3779B97F4A7C15);
-  if (rng_state == 0) rng_state = 1;
-  printf("seed 0x%" PRIx64 "\n", rng_state);
+  rnd_seed("test_cpu_paths", UINT64_C(0x9E3779B97F4A7C15));
   test_transposes();
   test_chunked_casts();
   test_long_sums();

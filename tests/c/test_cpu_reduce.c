@@ -690,10 +690,7 @@ static void test_arg_dims(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("DLX_TEST_SEED");
-  rng_state = seed != NULL ? strtoull(seed, NULL, 0) : UINT64_C(0xD1B54A32D192ED03);
-  if (rng_state == 0) rng_state = 1;
-  printf("test_cpu_reduce: seed 0x%" PRIx64 " (set DLX_TEST_SEED to change)\n", rng_state);
+  rnd_seed("test_cpu_reduce", UINT64_C(0xD1B54A32D192ED03));
   test_sweep();
   test_nan_and_indices();
   test_empty();

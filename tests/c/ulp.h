@@ -2,13 +2,17 @@
  * accuracy tests (test_cpu_math_ulp.c, tests/ze_kernels/elementwise.c): the functions with
  * their long double (x87 extended) references, the error of a result in ulps of float32 or
  * float64, and the inputs (edge values with both signs and their neighbours, NaN, random values
- * in every binade, subnormals included). Header-only, for tests. */
+ * in every binade, subnormals included); and the distance in ulps of two results of a dtype,
+ * for the GPU kernels' checks (cuda_elementwise_rules.c, tests/ze_kernels/elementwise.c).
+ * Header-only, for tests. */
 #ifndef DLX_TESTS_ULP_H
 #define DLX_TESTS_ULP_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/dtype.h"
 #include "core/elementwise.h"
@@ -50,6 +54,21 @@ typedef struct ulp_format {
 
 static const ulp_format ulp_float32 = {DLX_FLOAT32, 24, -126, 127};
 static const ulp_format ulp_float64 = {DLX_FLOAT64, 53, -1022, 1023};
+
+/* The distance in ulps of two floats of dtype (float16, bfloat16, float32, float64): their bits
+ * as ordered integers (little-endian); 0 for two NaNs, UINT64_MAX for one. Whether each is a NaN
+ * the caller tells (as it reads values of dtype). */
+static inline uint64_t ulp_distance_of(const void *a, const void *b, dlx_dtype dtype, bool a_nan,
+                                       bool b_nan) {
+  int64_t size = dlx_itemsize(dtype);
+  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
+  if (a_nan || b_nan) return a_nan && b_nan ? 0 : UINT64_MAX;
+  memcpy(&x, a, (size_t)size);
+  memcpy(&y, b, (size_t)size);
+  x = x & sign ? sign - (x & ~sign) : sign + x;
+  y = y & sign ? sign - (y & ~sign) : sign + y;
+  return x > y ? x - y : y - x;
+}
 
 /* The spacing of the format's numbers in |r|'s binade (subnormals share the smallest). */
 static inline long double ulp_at(const ulp_format *f, long double r) {

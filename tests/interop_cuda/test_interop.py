@@ -78,6 +78,17 @@ def lua_defined(lua, name):
     return lua.run(f"return tostring({name} ~= nil)") == "true"
 
 
+def check_host_copy_in(lua, peer, src, name):
+    """The peer producing to the host: src.__dlpack__(dl_device=(kDLCPU, 0), copy=True) into
+    dlx as `name`; src holds ten 3s."""
+    attempt(f"{peer} __dlpack__(dl_device=(1, 0), copy=True)",
+            lambda: lua.set_tensor(name, src, dl_device=(1, 0), copy=True))
+    if lua_defined(lua, name):
+        check(f"{peer} -> dlx with dl_device = cpu: on the host", lua_device(lua, name) == "cpu")
+        check(f"{peer} -> dlx with dl_device = cpu: the values",
+              lua.number(f"{name}:sum():item()") == 30)
+
+
 # ---- PyTorch --------------------------------------------------------------------------------
 
 def torch_checks(lua):
@@ -136,11 +147,7 @@ def torch_checks(lua):
         check("dlx -> torch with copy=True is a copy", lua.number("c:sum():item()") == 20)
     # torch producing: __dlpack__(dl_device=(kDLCPU, 0), copy=True) into dlx
     src = torch.full((10,), 3.0, device="cuda")
-    attempt("torch __dlpack__(dl_device=(1, 0), copy=True)",
-            lambda: lua.set_tensor("tc", src, dl_device=(1, 0), copy=True))
-    if lua_defined(lua, "tc"):
-        check("torch -> dlx with dl_device = cpu: on the host", lua_device(lua, "tc") == "cpu")
-        check("torch -> dlx with dl_device = cpu: the values", lua.number("tc:sum():item()") == 30)
+    check_host_copy_in(lua, "torch", src, "tc")
 
     # pinned memory: dlx's cuda_host to torch, torch's pinned (kDLCPU) to dlx
     lua.run("p = dlx.zeros({1000}, {device = 'cuda_host'}); g = dlx.full({1000}, 6, "
@@ -229,11 +236,7 @@ def cupy_checks(lua):
         check("dlx -> cupy with copy=True is a copy", lua.number("c:sum():item()") == 20)
     # cupy producing: __dlpack__(dl_device=(kDLCPU, 0), copy=True) into dlx
     src = cupy.full(10, 3.0, dtype=cupy.float32)
-    attempt("cupy __dlpack__(dl_device=(1, 0), copy=True)",
-            lambda: lua.set_tensor("cc", src, dl_device=(1, 0), copy=True))
-    if lua_defined(lua, "cc"):
-        check("cupy -> dlx with dl_device = cpu: on the host", lua_device(lua, "cc") == "cpu")
-        check("cupy -> dlx with dl_device = cpu: the values", lua.number("cc:sum():item()") == 30)
+    check_host_copy_in(lua, "cupy", src, "cc")
 
     # managed memory both ways
     pool = cupy.cuda.MemoryPool(cupy.cuda.malloc_managed)
@@ -322,11 +325,7 @@ def jax_checks(lua):
               copied.unsafe_buffer_pointer() != lua.tensor("c3").data_ptr())
     # JAX producing to the host: __dlpack__(dl_device=(kDLCPU, 0))
     src = jnp.full(10, 3.0, jnp.float32)
-    attempt("jax __dlpack__(dl_device=(1, 0), copy=True)",
-            lambda: lua.set_tensor("jc", src, dl_device=(1, 0), copy=True))
-    if lua_defined(lua, "jc"):
-        check("jax -> dlx with dl_device = cpu: on the host", lua_device(lua, "jc") == "cpu")
-        check("jax -> dlx with dl_device = cpu: the values", lua.number("jc:sum():item()") == 30)
+    check_host_copy_in(lua, "jax", src, "jc")
 
     # pinned and managed memory, dlx producing (JAX may well refuse both)
     lua.run("p3 = dlx.full({1000}, 6, {device = 'cuda_host'}); "
@@ -375,6 +374,8 @@ def thread_checks():
                 local s = dlx.stream("cuda:0")
                 local a = dlx.full({{256, 256}}, {v}, {{dtype = "float32", device = "cuda"}})
                 local b = dlx.full({{256, 256}}, 2, {{dtype = "float32", device = "cuda"}})
+                -- the fills ran on the default stream, which s (non-blocking) does not wait for
+                dlx.cuda.synchronize()
                 local ok = true
                 s:use(function()
                   for _ = 1, 50 do

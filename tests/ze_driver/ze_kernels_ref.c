@@ -67,33 +67,56 @@ static void fill_extent(void *const *args, int i, size_t *lo, size_t *hi) {
   }
 }
 
-static void reduce_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_reduce_args *a = args[2];
+/* The layout that the reductions and var, std, logsumexp and norm share (ze_args.h): the src
+ * walked over the kept dims then the reduced ones, n_out * chunks partials of acc_size bytes. */
+typedef struct reduce_layout {
+  int64_t src_dtype, dst_dtype, n_out, n_red, chunks, chunk_len, out_ndim, red_ndim;
+  const int64_t *out_shape, *out_strides, *red_shape, *red_strides;
+  size_t args_size, acc_size;
+} reduce_layout;
+
+#define REDUCE_LAYOUT(a, acc)                                                                      \
+  ((reduce_layout){(a)->src_dtype, (a)->dst_dtype, (a)->n_out, (a)->n_red, (a)->chunks,            \
+                   (a)->chunk_len, (a)->out_ndim, (a)->red_ndim, (a)->out_shape, (a)->out_strides, \
+                   (a)->red_shape, (a)->red_strides, sizeof *(a), sizeof(acc)})
+
+/* The partial pass: src (0), partials (1), args (2). */
+static void layout_extent(const reduce_layout *l, int i, size_t *lo, size_t *hi) {
   if (i == 2) {
     *lo = 0;
-    *hi = sizeof *a;
+    *hi = l->args_size;
   } else if (i == 1) { /* partials */
     *lo = 0;
-    *hi = (size_t)(a->n_out * a->chunks) * sizeof(dlx_ze_acc);
+    *hi = (size_t)(l->n_out * l->chunks) * l->acc_size;
   } else { /* src (partial) or dst (finish: n_out results) */
     int64_t shape[2 * DLX_ZE_MAX_NDIM], strides[2 * DLX_ZE_MAX_NDIM];
-    memcpy(shape, a->out_shape, (size_t)a->out_ndim * 8);
-    memcpy(shape + a->out_ndim, a->red_shape, (size_t)a->red_ndim * 8);
-    memcpy(strides, a->out_strides, (size_t)a->out_ndim * 8);
-    memcpy(strides + a->out_ndim, a->red_strides, (size_t)a->red_ndim * 8);
-    walk_extent(a->n_out * a->n_red, a->out_ndim + a->red_ndim, shape, strides,
-                size_of(a->src_dtype), lo, hi);
+    memcpy(shape, l->out_shape, (size_t)l->out_ndim * 8);
+    memcpy(shape + l->out_ndim, l->red_shape, (size_t)l->red_ndim * 8);
+    memcpy(strides, l->out_strides, (size_t)l->out_ndim * 8);
+    memcpy(strides + l->out_ndim, l->red_strides, (size_t)l->red_ndim * 8);
+    walk_extent(l->n_out * l->n_red, l->out_ndim + l->red_ndim, shape, strides,
+                size_of(l->src_dtype), lo, hi);
   }
 }
 
-static void finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_reduce_args *a = args[2];
+/* The finishing pass: dst (0, n_out results), partials (1), args (2). */
+static void layout_finish_extent(const reduce_layout *l, int i, size_t *lo, size_t *hi) {
   if (i == 0) {
     *lo = 0;
-    *hi = (size_t)(a->n_out * size_of(a->dst_dtype));
+    *hi = (size_t)(l->n_out * size_of(l->dst_dtype));
   } else {
-    reduce_extent(args, i, lo, hi);
+    layout_extent(l, i, lo, hi);
   }
+}
+
+static void reduce_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  reduce_layout l = REDUCE_LAYOUT((const dlx_ze_reduce_args *)args[2], dlx_ze_acc);
+  layout_extent(&l, i, lo, hi);
+}
+
+static void finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
+  reduce_layout l = REDUCE_LAYOUT((const dlx_ze_reduce_args *)args[2], dlx_ze_acc);
+  layout_finish_extent(&l, i, lo, hi);
 }
 
 static bool computable(int64_t dtype);
@@ -193,39 +216,63 @@ static const char *run_fill(void *const *args, uint32_t groups) {
   return NULL;
 }
 
-static const char *check_reduce_launch(const dlx_ze_reduce_args *a) {
-  if (a->op < DLX_ZE_OP_SUM || a->op > DLX_ZE_OP_ANY) return "unknown op";
-  if (!computable(a->src_dtype) || !computable(a->dst_dtype)) return "dtype not computable";
-  if (a->chunks < 1 || a->chunk_len * a->chunks < a->n_red ||
-      (a->n_red > 0 && (a->chunks - 1) * a->chunk_len >= a->n_red))
-    return "chunks do not split the reduced extent";
+/* The chunks split each output's reduced extent: none empty, none left over. */
+static bool layout_chunks_ok(const reduce_layout *l) {
+  return l->chunks >= 1 && l->chunk_len * l->chunks >= l->n_red &&
+         (l->n_red == 0 || (l->chunks - 1) * l->chunk_len < l->n_red);
+}
+
+/* The partial pass's launch checked and its src and dst (the finished values, C-contiguous)
+ * wrapped as tensors of the kept and reduced dims, with dims the reduced ones. src and dst are
+ * zeroed first: the caller closes both whatever this returns. */
+static const char *layout_tensors(const reduce_layout *l, void *const *args, uint32_t groups,
+                                  dlx_tensor *src, dlx_tensor *dst, uint64_t *dims) {
+  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_strides[DLX_MAX_NDIM];
+  int64_t out_shape[DLX_MAX_NDIM] = {0}; /* zeroed: GCC cannot tell only ndim are read */
+  int64_t ndim = l->out_ndim + l->red_ndim;
+  memset(src, 0, sizeof *src);
+  memset(dst, 0, sizeof *dst);
+  if ((int64_t)groups != l->n_out * l->chunks) return "group count is not n_out * chunks";
+  if (ndim > DLX_MAX_NDIM) return "too many dims";
+  *dims = 0;
+  for (int64_t d = 0; d < ndim; d++) {
+    bool kept = d < l->out_ndim;
+    shape[d] = kept ? l->out_shape[d] : l->red_shape[d - l->out_ndim];
+    strides[d] = kept ? l->out_strides[d] : l->red_strides[d - l->out_ndim];
+    out_shape[d] = kept ? shape[d] : 1;
+    if (!kept) *dims |= UINT64_C(1) << d;
+  }
+  dlx_contiguous_strides(out_shape, (int32_t)ndim, out_strides);
+  for (int64_t d = 0; d < ndim; d++) out_strides[d] *= size_of(l->dst_dtype);
+  if (wrap(src, args[0], (dlx_dtype)l->src_dtype, ndim, shape, strides) != 0 ||
+      wrap(dst, args[1], (dlx_dtype)l->dst_dtype, ndim, out_shape, out_strides) != 0)
+    return "strides that are not whole elements";
+  return NULL;
+}
+
+/* The finishing pass: the partial pass left the results in partials (args[1]). */
+static const char *layout_finish(const reduce_layout *l, void *const *args, uint32_t groups) {
+  if ((int64_t)groups != l->n_out) return "group count is not n_out";
+  memcpy(args[0], args[1], (size_t)(l->n_out * size_of(l->dst_dtype)));
+  return NULL;
+}
+
+static const char *check_reduce_launch(const reduce_layout *l, int64_t op) {
+  if (op < DLX_ZE_OP_SUM || op > DLX_ZE_OP_ANY) return "unknown op";
+  if (!computable(l->src_dtype) || !computable(l->dst_dtype)) return "dtype not computable";
+  if (!layout_chunks_ok(l)) return "chunks do not split the reduced extent";
   return NULL;
 }
 
 static const char *run_reduce_partial(void *const *args, uint32_t groups) {
   const dlx_ze_reduce_args *a = args[2];
-  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_strides[DLX_MAX_NDIM];
-  int64_t out_shape[DLX_MAX_NDIM] = {0}; /* zeroed: GCC cannot tell only ndim are read */
-  int64_t ndim = a->out_ndim + a->red_ndim;
-  uint64_t dims = 0;
+  reduce_layout l = REDUCE_LAYOUT(a, dlx_ze_acc);
+  uint64_t dims;
   dlx_tensor src, dst;
-  const char *why = check_reduce_launch(a);
+  const char *why = check_reduce_launch(&l, a->op);
   if (why != NULL) return why;
-  if ((int64_t)groups != a->n_out * a->chunks) return "group count is not n_out * chunks";
-  if (ndim > DLX_MAX_NDIM) return "too many dims";
-  for (int64_t d = 0; d < ndim; d++) {
-    bool kept = d < a->out_ndim;
-    shape[d] = kept ? a->out_shape[d] : a->red_shape[d - a->out_ndim];
-    strides[d] = kept ? a->out_strides[d] : a->red_strides[d - a->out_ndim];
-    out_shape[d] = kept ? shape[d] : 1;
-    if (!kept) dims |= UINT64_C(1) << d;
-  }
-  dlx_contiguous_strides(out_shape, (int32_t)ndim, out_strides);
-  for (int64_t d = 0; d < ndim; d++) out_strides[d] *= size_of(a->dst_dtype);
-  if (wrap(&src, args[0], (dlx_dtype)a->src_dtype, ndim, shape, strides) != 0 ||
-      wrap(&dst, args[1], (dlx_dtype)a->dst_dtype, ndim, out_shape, out_strides) != 0)
-    why = "strides that are not whole elements";
-  else if (dlx_cpu_backend.reduce((dlx_reduce_op)a->op, &src, dims, &dst, NULL) != 0)
+  why = layout_tensors(&l, args, groups, &src, &dst, &dims);
+  if (why == NULL && dlx_cpu_backend.reduce((dlx_reduce_op)a->op, &src, dims, &dst, NULL) != 0)
     why = "the CPU backend refused the reduction";
   dlx_tensor_close(&src);
   dlx_tensor_close(&dst);
@@ -234,11 +281,9 @@ static const char *run_reduce_partial(void *const *args, uint32_t groups) {
 
 static const char *run_reduce_finish(void *const *args, uint32_t groups) {
   const dlx_ze_reduce_args *a = args[2];
-  const char *why = check_reduce_launch(a);
-  if (why != NULL) return why;
-  if ((int64_t)groups != a->n_out) return "group count is not n_out";
-  memcpy(args[0], args[1], (size_t)(a->n_out * size_of(a->dst_dtype)));
-  return NULL;
+  reduce_layout l = REDUCE_LAYOUT(a, dlx_ze_acc);
+  const char *why = check_reduce_launch(&l, a->op);
+  return why != NULL ? why : layout_finish(&l, args, groups);
 }
 
 /* A scalar input's bytes (in the kernel dtype) as the value the CPU backend takes. */
@@ -334,32 +379,13 @@ static const char *run_elementwise(void *const *args, uint32_t groups) {
 /* ---- var, std, logsumexp, norm: as the reductions, the partial pass leaves the results */
 
 static void stat_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_stat_args *a = args[2];
-  if (i == 2) {
-    *lo = 0;
-    *hi = sizeof *a;
-  } else if (i == 1) {
-    *lo = 0;
-    *hi = (size_t)(a->n_out * a->chunks) * sizeof(dlx_stat_acc);
-  } else {
-    int64_t shape[2 * DLX_ZE_MAX_NDIM], strides[2 * DLX_ZE_MAX_NDIM];
-    memcpy(shape, a->out_shape, (size_t)a->out_ndim * 8);
-    memcpy(shape + a->out_ndim, a->red_shape, (size_t)a->red_ndim * 8);
-    memcpy(strides, a->out_strides, (size_t)a->out_ndim * 8);
-    memcpy(strides + a->out_ndim, a->red_strides, (size_t)a->red_ndim * 8);
-    walk_extent(a->n_out * a->n_red, a->out_ndim + a->red_ndim, shape, strides,
-                size_of(a->src_dtype), lo, hi);
-  }
+  reduce_layout l = REDUCE_LAYOUT((const dlx_ze_stat_args *)args[2], dlx_stat_acc);
+  layout_extent(&l, i, lo, hi);
 }
 
 static void stat_finish_extent(void *const *args, int i, size_t *lo, size_t *hi) {
-  const dlx_ze_stat_args *a = args[2];
-  if (i == 0) {
-    *lo = 0;
-    *hi = (size_t)(a->n_out * size_of(a->dst_dtype));
-  } else {
-    stat_extent(args, i, lo, hi);
-  }
+  reduce_layout l = REDUCE_LAYOUT((const dlx_ze_stat_args *)args[2], dlx_stat_acc);
+  layout_finish_extent(&l, i, lo, hi);
 }
 
 /* The op and param of a kind (DLX_STAT_K_*), false for an unknown kind. */
@@ -373,48 +399,29 @@ static bool stat_op_of(int64_t kind, double param, dlx_stat_op *op, double *p) {
   return true;
 }
 
-static const char *check_stat_launch(const dlx_ze_stat_args *a) {
+static const char *check_stat_launch(const dlx_ze_stat_args *a, const reduce_layout *l) {
   dlx_dtype want;
   if (a->kind < 0 || a->kind > DLX_STAT_K_NORMINF) return "unknown kind";
   if (!computable(a->src_dtype) ||
       dlx_stat_dtype("stat", (dlx_dtype)a->src_dtype, &want, NULL) != 0 ||
       want != (dlx_dtype)a->dst_dtype)
     return "dtypes that var, std, logsumexp and norm do not take or give";
-  if (a->chunks < 1 || a->chunk_len * a->chunks < a->n_red ||
-      (a->n_red > 0 && (a->chunks - 1) * a->chunk_len >= a->n_red))
-    return "chunks do not split the reduced extent";
+  if (!layout_chunks_ok(l)) return "chunks do not split the reduced extent";
   return NULL;
 }
 
 static const char *run_stat_partial(void *const *args, uint32_t groups) {
   const dlx_ze_stat_args *a = args[2];
-  int64_t shape[DLX_MAX_NDIM], strides[DLX_MAX_NDIM], out_strides[DLX_MAX_NDIM];
-  int64_t out_shape[DLX_MAX_NDIM] = {0}; /* zeroed: GCC cannot tell only ndim are read */
-  int64_t ndim = a->out_ndim + a->red_ndim;
-  uint64_t dims = 0;
+  reduce_layout l = REDUCE_LAYOUT(a, dlx_stat_acc);
+  uint64_t dims;
   dlx_stat_op op;
   double param;
   dlx_tensor src, dst;
-  const char *why = check_stat_launch(a);
-  memset(&src, 0, sizeof src); /* closed below even when wrap did not reach them */
-  memset(&dst, 0, sizeof dst);
+  const char *why = check_stat_launch(a, &l);
   if (why != NULL) return why;
-  if ((int64_t)groups != a->n_out * a->chunks) return "group count is not n_out * chunks";
-  if (ndim > DLX_MAX_NDIM) return "too many dims";
   if (!stat_op_of(a->kind, a->param, &op, &param)) return "unknown kind";
-  for (int64_t d = 0; d < ndim; d++) {
-    bool kept = d < a->out_ndim;
-    shape[d] = kept ? a->out_shape[d] : a->red_shape[d - a->out_ndim];
-    strides[d] = kept ? a->out_strides[d] : a->red_strides[d - a->out_ndim];
-    out_shape[d] = kept ? shape[d] : 1;
-    if (!kept) dims |= UINT64_C(1) << d;
-  }
-  dlx_contiguous_strides(out_shape, (int32_t)ndim, out_strides);
-  for (int64_t d = 0; d < ndim; d++) out_strides[d] *= size_of(a->dst_dtype);
-  if (wrap(&src, args[0], (dlx_dtype)a->src_dtype, ndim, shape, strides) != 0 ||
-      wrap(&dst, args[1], (dlx_dtype)a->dst_dtype, ndim, out_shape, out_strides) != 0)
-    why = "strides that are not whole elements";
-  else if (dlx_cpu_backend.reduce_stat(op, param, &src, dims, &dst, NULL) != 0)
+  why = layout_tensors(&l, args, groups, &src, &dst, &dims);
+  if (why == NULL && dlx_cpu_backend.reduce_stat(op, param, &src, dims, &dst, NULL) != 0)
     why = "the CPU backend refused the reduction";
   dlx_tensor_close(&src);
   dlx_tensor_close(&dst);
@@ -423,11 +430,9 @@ static const char *run_stat_partial(void *const *args, uint32_t groups) {
 
 static const char *run_stat_finish(void *const *args, uint32_t groups) {
   const dlx_ze_stat_args *a = args[2];
-  const char *why = check_stat_launch(a);
-  if (why != NULL) return why;
-  if ((int64_t)groups != a->n_out) return "group count is not n_out";
-  memcpy(args[0], args[1], (size_t)(a->n_out * size_of(a->dst_dtype)));
-  return NULL;
+  reduce_layout l = REDUCE_LAYOUT(a, dlx_stat_acc);
+  const char *why = check_stat_launch(a, &l);
+  return why != NULL ? why : layout_finish(&l, args, groups);
 }
 
 /* ---- ops along a dim */

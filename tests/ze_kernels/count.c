@@ -13,14 +13,6 @@
 #include "backends/builtin.h"
 #include "core/sort.h"
 
-static void *svm_copy(const void *from, size_t bytes) {
-  void *p = svm(bytes);
-  host_access(p, bytes, 1);
-  memcpy(p, from, bytes);
-  host_access(p, bytes, 0);
-  return p;
-}
-
 static dlx_tensor cpu_tensor(dlx_dtype dtype, int32_t ndim, const int64_t *shape) {
   dlx_tensor t;
   CHECK(dlx_tensor_empty(&t, shape, ndim, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);

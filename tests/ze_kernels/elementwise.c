@@ -93,19 +93,12 @@ static uint64_t ulp_tolerance(dlx_ew_op op, dlx_dtype kdtype) {
   return kdtype == DLX_FLOAT64 ? 17 : 1;
 }
 
-/* The distance in ulps of two floats of dtype (their bits as ordered integers); 0 for two NaNs. */
+/* The distance in ulps of two floats of dtype (ulp.h). */
 static uint64_t ulp_distance(const unsigned char *a, const unsigned char *b, dlx_dtype dtype) {
-  int64_t size = dlx_itemsize(dtype);
-  uint64_t x = 0, y = 0, sign = UINT64_C(1) << (8 * size - 1);
   double g[2], w[2];
   result_values(a, dtype, 1, g);
   result_values(b, dtype, 1, w);
-  if (isnan(g[0]) || isnan(w[0])) return isnan(g[0]) && isnan(w[0]) ? 0 : UINT64_MAX;
-  memcpy(&x, a, (size_t)size);
-  memcpy(&y, b, (size_t)size);
-  x = x & sign ? sign - (x & ~sign) : sign + x; /* (little-endian) */
-  y = y & sign ? sign - (y & ~sign) : sign + y;
-  return x > y ? x - y : y - x;
+  return ulp_distance_of(a, b, dtype, isnan(g[0]), isnan(w[0]));
 }
 
 /* Which inputs of op are scalars in this launch: nan_to_num's values always (the core takes them

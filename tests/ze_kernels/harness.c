@@ -132,6 +132,14 @@ void *svm(size_t n) {
   return p;
 }
 
+void *svm_copy(const void *from, size_t bytes) {
+  void *p = svm(bytes);
+  host_access(p, bytes, 1);
+  memcpy(p, from, bytes);
+  host_access(p, bytes, 0);
+  return p;
+}
+
 void host_access(void *p, size_t n, int on) {
   if (on)
     clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, n ? n : 1, 0, NULL, NULL);

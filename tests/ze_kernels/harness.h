@@ -39,6 +39,8 @@ size_t subgroup_size_of(const char *name);
 size_t device_subgroup_sizes(size_t *sizes, size_t max);
 /* n bytes (at least 1) of shared virtual memory; exits when there are none. */
 void *svm(size_t n);
+/* svm(bytes) holding a copy of from's bytes. */
+void *svm_copy(const void *from, size_t bytes);
 /* Host access to coarse-grained SVM happens between a map (on) and an unmap (off). */
 void host_access(void *p, size_t n, int on);
 /* Runs kernel `name` on `groups` work-groups; args are SVM pointers (interior ones allowed). */

@@ -10,49 +10,20 @@
 #include "backends/builtin.h"
 #include "image_cases.h"
 
-static dlx_tensor cpu_planes(dlx_dtype dtype, int64_t planes, int64_t h, int64_t w) {
-  int64_t shape[3] = {planes, h, w};
-  dlx_tensor t;
-  CHECK(dlx_tensor_empty(&t, shape, 3, dtype, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  return t;
-}
-
-static bool same_value(const void *a, const void *b, dlx_dtype dtype) {
-  double x, y;
-  if (memcmp(a, b, dtype == DLX_FLOAT32 ? 4 : 8) == 0) return true;
-  x = dtype == DLX_FLOAT32 ? *(const float *)a : *(const double *)a;
-  y = dtype == DLX_FLOAT32 ? *(const float *)b : *(const double *)b;
-  return isnan(x) && isnan(y);
-}
-
 static void test_image_case(dlx_image_op op, dlx_dtype dtype, int number) {
   image_case c;
   bool indices = op == DLX_IMAGE_MAX_POOL && next_random() % 2 == 0;
   size_t size = dtype == DLX_FLOAT32 ? 4 : 8, in_count, count;
-  dlx_tensor wide, src, want, want_i;
+  dlx_tensor src, want, want_i;
   void *got_src, *got;
   int64_t *got_i;
   dlx_ze_image_args *a = svm(sizeof *a);
-  int bad = 0;
-  image_case_make(&c, op, dtype, next_random);
-  wide = cpu_planes(DLX_FLOAT64, c.planes, c.in_h, c.in_w);
-  src = cpu_planes(dtype, c.planes, c.in_h, c.in_w);
-  image_case_values(wide.buffer->data, dlx_tensor_numel(&wide), number % 2 == 1, next_random);
-  CHECK(dlx_cpu_backend.copy(&src, &wide, NULL) == 0);
-  want = cpu_planes(dtype, c.planes, c.out_h, c.out_w);
-  want_i = cpu_planes(DLX_INT64, c.planes, c.out_h, c.out_w);
-  c.req.src = &src;
-  c.req.dst = &want;
-  c.req.indices = indices ? &want_i : NULL;
-  CHECK(dlx_cpu_backend.image_op(&c.req, NULL) == 0);
+  image_case_cpu(&c, op, dtype, number, indices, next_random, &src, &want, &want_i);
   in_count = (size_t)dlx_tensor_numel(&src);
   count = (size_t)dlx_tensor_numel(&want);
-  got_src = svm(in_count * size);
+  got_src = svm_copy(src.buffer->data, in_count * size);
   got = svm(count * size);
   got_i = svm(count * 8);
-  host_access(got_src, in_count * size, 1);
-  memcpy(got_src, src.buffer->data, in_count * size);
-  host_access(got_src, in_count * size, 0);
   host_access(a, sizeof *a, 1);
   memset(a, 0, sizeof *a);
   a->op = op;
@@ -78,18 +49,9 @@ static void test_image_case(dlx_image_op op, dlx_dtype dtype, int number) {
             4) == 0);
   host_access(got, count * size, 1);
   host_access(got_i, count * 8, 1);
-  for (size_t i = 0; i < count; i++)
-    if (!same_value((char *)got + i * size, (char *)want.buffer->data + i * size, dtype) ||
-        (indices && got_i[i] != ((int64_t *)want_i.buffer->data)[i]))
-      if (bad++ == 0) fprintf(stderr, "  element %zu differs\n", i);
-  if (bad != 0)
-    fprintf(stderr, "%s (op %d) of %s, case %d, %lld x %lld -> %lld x %lld: %d differences\n",
-            dlx_image_op_name(op), (int)op, dlx_dtype_info_of(dtype)->name, number,
-            (long long)c.in_h, (long long)c.in_w, (long long)c.out_h, (long long)c.out_w, bad);
-  CHECK(bad == 0);
+  image_case_check(&c, number, got, got_i, &want, &want_i);
   host_access(got, count * size, 0);
   host_access(got_i, count * 8, 0);
-  dlx_tensor_close(&wide);
   dlx_tensor_close(&src);
   dlx_tensor_close(&want);
   dlx_tensor_close(&want_i);

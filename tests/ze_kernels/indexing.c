@@ -117,55 +117,76 @@ static dlx_tensor want_copy(const operand *o, unsigned char **bytes) {
   return as_tensor(&o->l, o->dtype, *bytes);
 }
 
+/* A gather or scatter: its operands, CPU tensors over them and over want (a copy of dst's
+ * bytes, where the CPU backend writes), and the kernel's argument block (blk, copied to a). */
+typedef struct move_case {
+  operand src, dst, index;
+  dlx_tensor st, dt, it, wt;
+  unsigned char *want;
+  dlx_ze_index_args blk, *a;
+} move_case;
+
+/* The tensors over the operands that the caller made and filled. */
+static void move_case_tensors(move_case *m) {
+  m->st = as_tensor(&m->src.l, m->src.dtype, m->src.mem);
+  m->dt = as_tensor(&m->dst.l, m->dst.dtype, m->dst.mem);
+  m->it = as_tensor(&m->index.l, DLX_INT64, m->index.mem);
+  m->wt = want_copy(&m->dst, &m->want);
+}
+
+/* The kernel's phase over the operands, and dst against the CPU's want. */
+static void move_case_check(move_case *m, int64_t phase, const char *what) {
+  operand_access(&m->src, 0);
+  operand_access(&m->dst, 0);
+  operand_access(&m->index, 0);
+  index_phase(&m->blk, phase,
+              (void *const[]){m->dst.mem + m->dst.l.first, m->src.mem + m->src.l.first,
+                              m->index.mem + m->index.l.first, m->a},
+              m->blk.n, m->a);
+  operand_access(&m->dst, 1);
+  same_span(&m->dst, m->want, what, m->dst.dtype);
+  operand_access(&m->dst, 0);
+}
+
+static void move_case_close(move_case *m) {
+  dlx_tensor_close(&m->st);
+  dlx_tensor_close(&m->dt);
+  dlx_tensor_close(&m->it);
+  dlx_tensor_close(&m->wt);
+  free(m->want);
+  free_operand(&m->src);
+  free_operand(&m->dst);
+  free_operand(&m->index);
+  clSVMFree(context, m->a);
+}
+
 static void test_index_gather(dlx_dtype dtype) {
   int64_t src_shape[3] = {5, 6, 7}, shape[3] = {5, 6, 7}, size = dlx_itemsize(dtype);
   int32_t dim = (int32_t)(next_random() % 3);
-  operand src, dst, index;
-  unsigned char *want;
-  dlx_tensor st, dt, it, wt;
-  dlx_ze_index_args blk = {0}, *a = svm(sizeof *a);
+  move_case m = {.a = svm(sizeof(dlx_ze_index_args))};
   shape[dim] = 1 + (int64_t)(next_random() % 9);
-  src = make_operand(3, src_shape, dtype, true);
-  dst = make_operand(3, shape, dtype, false);
-  index = make_operand(3, shape, DLX_INT64, true);
-  fill_indices(&index, src_shape[dim]);
-  st = as_tensor(&src.l, dtype, src.mem);
-  dt = as_tensor(&dst.l, dtype, dst.mem);
-  it = as_tensor(&index.l, DLX_INT64, index.mem);
-  wt = want_copy(&dst, &want);
+  m.src = make_operand(3, src_shape, dtype, true);
+  m.dst = make_operand(3, shape, dtype, false);
+  m.index = make_operand(3, shape, DLX_INT64, true);
+  fill_indices(&m.index, src_shape[dim]);
+  move_case_tensors(&m);
   {
-    dlx_tensor walk_src = st;
-    int64_t stride = st.strides[dim];
+    dlx_tensor walk_src = m.st;
+    int64_t stride = m.st.strides[dim];
     memcpy(walk_src.shape, shape, sizeof shape);
     walk_src.strides[dim] = 0;
-    dlx_index_request r = {DLX_INDEX_GATHER, &wt, &walk_src, &it, dim, src_shape[dim], stride, 0};
-    const dlx_tensor *const ops[3] = {&dt, &walk_src, &it};
+    dlx_index_request r = {DLX_INDEX_GATHER, &m.wt,  &walk_src, &m.it, dim,
+                           src_shape[dim],   stride, 0};
+    const dlx_tensor *const ops[3] = {&m.dt, &walk_src, &m.it};
     CHECK(dlx_cpu_backend.index_op(&r, NULL) == 0);
-    index_walk(&blk, &dt, ops, -1);
-    blk.dtype = dtype;
-    blk.itemsize = size;
-    blk.size = src_shape[dim];
-    blk.stride = stride * size;
+    index_walk(&m.blk, &m.dt, ops, -1);
+    m.blk.dtype = dtype;
+    m.blk.itemsize = size;
+    m.blk.size = src_shape[dim];
+    m.blk.stride = stride * size;
   }
-  operand_access(&src, 0);
-  operand_access(&dst, 0);
-  operand_access(&index, 0);
-  index_phase(
-      &blk, DLX_ZE_INDEX_GATHER,
-      (void *const[]){dst.mem + dst.l.first, src.mem + src.l.first, index.mem + index.l.first, a},
-      blk.n, a);
-  operand_access(&dst, 1);
-  same_span(&dst, want, "gather", dtype);
-  operand_access(&dst, 0);
-  dlx_tensor_close(&st);
-  dlx_tensor_close(&dt);
-  dlx_tensor_close(&it);
-  dlx_tensor_close(&wt);
-  free(want);
-  free_operand(&src);
-  free_operand(&dst);
-  free_operand(&index);
-  clSVMFree(context, a);
+  move_case_check(&m, DLX_ZE_INDEX_GATHER, "gather");
+  move_case_close(&m);
 }
 
 /* Lines of up to 12 elements with indices among the first three (or last three) positions:
@@ -173,68 +194,46 @@ static void test_index_gather(dlx_dtype dtype) {
 static void test_index_scatter(dlx_dtype dtype, bool add) {
   int64_t dst_shape[3] = {5, 6, 7}, shape[3], size = dlx_itemsize(dtype);
   int32_t dim = (int32_t)(next_random() % 3);
-  operand src, dst, index;
-  unsigned char *want;
-  dlx_tensor st, dt, it, wt;
-  dlx_ze_index_args blk = {0}, *a = svm(sizeof *a);
+  move_case m = {.a = svm(sizeof(dlx_ze_index_args))};
   for (int32_t d = 0; d < 3; d++)
     shape[d] = d == dim ? 1 + (int64_t)(next_random() % 12)
                         : 1 + (int64_t)(next_random() % (uint64_t)dst_shape[d]);
-  src = make_operand(3, shape, dtype, true);
-  dst = make_operand(3, dst_shape, dtype, false);
-  index = make_operand(3, shape, DLX_INT64, true);
-  fill_indices(&index, 3);
+  m.src = make_operand(3, shape, dtype, true);
+  m.dst = make_operand(3, dst_shape, dtype, false);
+  m.index = make_operand(3, shape, DLX_INT64, true);
+  fill_indices(&m.index, 3);
   if (add) {
-    addable_values(&src);
-    addable_values(&dst);
+    addable_values(&m.src);
+    addable_values(&m.dst);
   }
-  st = as_tensor(&src.l, dtype, src.mem);
-  dt = as_tensor(&dst.l, dtype, dst.mem);
-  it = as_tensor(&index.l, DLX_INT64, index.mem);
-  wt = want_copy(&dst, &want);
+  move_case_tensors(&m);
   {
-    dlx_tensor walk_dst = dt, walk_want = wt;
-    int64_t stride = dt.strides[dim];
+    dlx_tensor walk_dst = m.dt, walk_want = m.wt;
+    int64_t stride = m.dt.strides[dim];
     memcpy(walk_dst.shape, shape, sizeof shape);
     memcpy(walk_want.shape, shape, sizeof shape);
     walk_dst.strides[dim] = walk_want.strides[dim] = 0;
     dlx_index_request r = {add ? DLX_INDEX_SCATTER_ADD : DLX_INDEX_SCATTER,
                            &walk_want,
-                           &st,
-                           &it,
+                           &m.st,
+                           &m.it,
                            dim,
                            dst_shape[dim],
                            stride,
                            0};
-    const dlx_tensor *const ops[3] = {&walk_dst, &st, &it};
+    const dlx_tensor *const ops[3] = {&walk_dst, &m.st, &m.it};
     CHECK(dlx_cpu_backend.index_op(&r, NULL) == 0);
-    index_walk(&blk, &it, ops, dim);
-    blk.dtype = dtype;
-    blk.itemsize = size;
-    blk.size = dst_shape[dim];
-    blk.stride = stride * size;
-    blk.len = shape[dim];
-    for (int m = 0; m < 3; m++) blk.step[m] = ops[m]->strides[dim] * dlx_itemsize(ops[m]->dtype);
+    index_walk(&m.blk, &m.it, ops, dim);
+    m.blk.dtype = dtype;
+    m.blk.itemsize = size;
+    m.blk.size = dst_shape[dim];
+    m.blk.stride = stride * size;
+    m.blk.len = shape[dim];
+    for (int k = 0; k < 3; k++) m.blk.step[k] = ops[k]->strides[dim] * dlx_itemsize(ops[k]->dtype);
   }
-  operand_access(&src, 0);
-  operand_access(&dst, 0);
-  operand_access(&index, 0);
-  index_phase(
-      &blk, add ? DLX_ZE_INDEX_SCATTER_ADD : DLX_ZE_INDEX_SCATTER,
-      (void *const[]){dst.mem + dst.l.first, src.mem + src.l.first, index.mem + index.l.first, a},
-      blk.n, a);
-  operand_access(&dst, 1);
-  same_span(&dst, want, add ? "scatter_add" : "scatter", dtype);
-  operand_access(&dst, 0);
-  dlx_tensor_close(&st);
-  dlx_tensor_close(&dt);
-  dlx_tensor_close(&it);
-  dlx_tensor_close(&wt);
-  free(want);
-  free_operand(&src);
-  free_operand(&dst);
-  free_operand(&index);
-  clSVMFree(context, a);
+  move_case_check(&m, add ? DLX_ZE_INDEX_SCATTER_ADD : DLX_ZE_INDEX_SCATTER,
+                  add ? "scatter_add" : "scatter");
+  move_case_close(&m);
 }
 
 /* Byte offset of row-major position p in l (element strides). */

@@ -98,22 +98,13 @@ static void *svm_weights(int64_t rows, int64_t k, bool is64, dlx_tensor *cpu) {
 
 /* dlx_multinomial against the CPU's multinomial (check_multinomial). */
 static void test_multinomial(int64_t rows, int64_t k, int64_t n, bool replacement, bool is64) {
-  int64_t oshape[2] = {rows, n};
   dlx_tensor w, out, status;
   void *weights = svm_weights(rows, k, is64, &w);
   int64_t *got = svm((size_t)(rows * n) * 8), *got_status = svm((size_t)rows * 8);
   void *scratch = svm((size_t)(rows * (replacement ? k : n)) * 8);
   dlx_ze_multinomial_args *a = svm(sizeof *a);
-  dlx_multinomial_request r = {.weights = &w,
-                               .out = &out,
-                               .status = &status,
-                               .n = n,
-                               .replacement = replacement,
-                               .seed = next_random(),
-                               .offset = next_random() >> 1};
-  CHECK(dlx_tensor_empty(&out, oshape, 2, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  CHECK(dlx_tensor_empty(&status, &rows, 1, DLX_INT64, (DLDevice){kDLCPU, 0}, NULL) == 0);
-  CHECK(dlx_cpu_backend.multinomial(&r, NULL) == 0);
+  dlx_multinomial_request r;
+  cpu_multinomial(&r, &w, n, replacement, next_random, &out, &status);
   host_access(a, sizeof *a, 1);
   memset(a, 0, sizeof *a);
   a->rows = rows;

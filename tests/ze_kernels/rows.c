@@ -39,14 +39,6 @@ static dlx_tensor scan_values(int64_t rows, int64_t n, dlx_dtype dtype) {
   return out;
 }
 
-static void *svm_copy(const void *from, size_t bytes) {
-  void *p = svm(bytes);
-  host_access(p, bytes, 1);
-  memcpy(p, from, bytes);
-  host_access(p, bytes, 0);
-  return p;
-}
-
 /* One scan of a [rows, n] tensor of dtype by the kernel and by the CPU. */
 static void test_scan(dlx_row_op op, dlx_dtype dtype, int64_t rows, int64_t n) {
   bool lse = op == DLX_ROW_LOGCUMSUMEXP;

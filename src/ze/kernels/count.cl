@@ -48,19 +48,7 @@ static long search_one(__global const uchar *src, __global const uchar *edges,
     DLX_COUNT_BELOW(__global const T *, T, KEY, s, a->n, key, a->right, below);                                        \
     break;                                                                                         \
   }
-    SEARCH_CASE(DLX_SORT_KEY_BOOL, uchar, dlx_sort_key_bool)
-    SEARCH_CASE(DLX_SORT_KEY_U8, uchar, dlx_sort_key_u8)
-    SEARCH_CASE(DLX_SORT_KEY_I8, uchar, dlx_sort_key_i8)
-    SEARCH_CASE(DLX_SORT_KEY_U16, ushort, dlx_sort_key_u16)
-    SEARCH_CASE(DLX_SORT_KEY_I16, ushort, dlx_sort_key_i16)
-    SEARCH_CASE(DLX_SORT_KEY_F16, ushort, dlx_sort_key_f16)
-    SEARCH_CASE(DLX_SORT_KEY_BF16, ushort, dlx_sort_key_bf16)
-    SEARCH_CASE(DLX_SORT_KEY_U32, uint, dlx_sort_key_u32)
-    SEARCH_CASE(DLX_SORT_KEY_I32, uint, dlx_sort_key_i32)
-    SEARCH_CASE(DLX_SORT_KEY_F32, uint, dlx_sort_key_f32)
-    SEARCH_CASE(DLX_SORT_KEY_U64, ulong, dlx_sort_key_u64)
-    SEARCH_CASE(DLX_SORT_KEY_I64, ulong, dlx_sort_key_i64)
-    SEARCH_CASE(DLX_SORT_KEY_F64, ulong, dlx_sort_key_f64)
+    DLX_SORT_KEY_KINDS(SEARCH_CASE)
 #undef SEARCH_CASE
   default:
     break;
