@@ -15,11 +15,10 @@
 #ifndef DLX_COMMON_ELEMENTWISE_OPS_H
 #define DLX_COMMON_ELEMENTWISE_OPS_H
 
+#include "common/arith.h" /* OpenCL C: FP_CONTRACT off, as the CPU rounds */
 #include "common/convert.h"
 
 #if defined(__OPENCL_C_VERSION__)
-/* OpenCL C contracts a * b + c into one fma by default; the CPU rounds twice (complex products). */
-#pragma OPENCL FP_CONTRACT OFF
 /* OpenCL C's math built-ins are overloaded by type. */
 #define DLX_EWK_F(fn) fn
 #else
@@ -151,7 +150,8 @@ enum dlx_ewk_result {
   DLX_SHARED uint8_t dlx_ewk_logical_xor_##n(T x, T y) { return (x != 0) != (y != 0); }
 
 /* ---- integers. WU is the unsigned type they wrap in (at least unsigned int, so that narrow
- * types are not promoted to int, where a product could overflow). */
+ * types are not promoted to int, where a product could overflow); floor_divide, remainder, fmod
+ * and pow: arith.h. */
 
 #define DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                         \
   DLX_SHARED T dlx_ewk_add_##n(T x, T y) { return (T)((WU)x + (WU)y); }                            \
@@ -168,15 +168,10 @@ enum dlx_ewk_result {
   DLX_SHARED T dlx_ewk_bitwise_left_shift_##n(T x, T y) {                                          \
     return (WU)y >= (BITS) ? (T)0 : (T)((WU)x << (WU)y);                                           \
   }                                                                                                \
-  /* y >= 0 (the core refuses negative integer powers) */                                          \
-  DLX_SHARED T dlx_ewk_ipow_##n(T x, T y) {                                                        \
-    WU r = 1, base = (WU)x;                                                                        \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }                                                                                                \
+  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return dlx_floor_divide_##n(x, y); }           \
+  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return dlx_remainder_##n(x, y); }                 \
+  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return dlx_fmod_##n(x, y); }                           \
+  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return dlx_pow_##n(x, y); }                             \
   DLX_SHARED T dlx_ewk_neg_##n(T x) { return (T)(0u - (WU)x); }                                    \
   DLX_SHARED T dlx_ewk_square_##n(T x) { return (T)((WU)x * (WU)x); }                              \
   DLX_SHARED T dlx_ewk_bitwise_not_##n(T x) { return (T)~x; }                                      \
@@ -190,38 +185,20 @@ enum dlx_ewk_result {
   DLX_SHARED uint8_t dlx_ewk_isfinite_##n(T x) { return (uint8_t)(1 + 0 * x); }
 
 #define DLX_EWK_SIGNED(n, T, WU, BITS)                                                             \
+  DLX_DEFINE_SIGNED_ARITH(n, T, WU)                                                                \
   DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                               \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) {                                                \
-    T q;                                                                                           \
-    if (y == 0) return 0;                                                                          \
-    if (y == -1) return (T)(WU)(0u - (WU)x); /* MIN / -1 wraps */                                  \
-    q = (T)(x / y);                                                                                \
-    return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
-  }                                                                                                \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) {                                                   \
-    T r;                                                                                           \
-    if (y == 0 || y == -1) return 0;                                                               \
-    r = (T)(x % y);                                                                                \
-    return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
-  }                                                                                                \
-  /* C's %: the dividend's sign; MIN % -1 is 0 (and no trap) */                                    \
-  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }           \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y);                                    \
   }                                                                                                \
-  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return y < 0 ? (T)0 : dlx_ewk_ipow_##n(x, y); }         \
   DLX_SHARED T dlx_ewk_abs_##n(T x) { return x < 0 ? (T)(0u - (WU)x) : x; }                        \
   DLX_SHARED T dlx_ewk_sign_##n(T x) { return (T)((x > 0) - (x < 0)); }
 
 #define DLX_EWK_UNSIGNED(n, T, WU, BITS)                                                           \
+  DLX_DEFINE_UNSIGNED_ARITH(n, T, WU)                                                              \
   DLX_EWK_INT_COMMON(n, T, WU, BITS)                                                               \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return (T)(y != 0 ? x / y : 0); }              \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                 \
-  DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return (T)(y != 0 ? x % y : 0); }                      \
   DLX_SHARED T dlx_ewk_bitwise_right_shift_##n(T x, T y) {                                         \
     return (WU)y >= (BITS) ? (T)0 : (T)(x >> y);                                                   \
   }                                                                                                \
-  DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return dlx_ewk_ipow_##n(x, y); }                        \
   DLX_SHARED T dlx_ewk_abs_##n(T x) { return x; }                                                  \
   DLX_SHARED T dlx_ewk_sign_##n(T x) { return (T)(x > 0); }
 
@@ -245,50 +222,17 @@ DLX_SHARED uint8_t dlx_ewk_kept_boolean(uint8_t x) { return x; }
 DLX_SHARED uint8_t dlx_ewk_never_boolean(uint8_t x) { return (uint8_t)(0 * x); }
 DLX_SHARED uint8_t dlx_ewk_always_boolean(uint8_t x) { return (uint8_t)(1 + 0 * x); }
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod: the remainder has the
- * divisor's sign, the quotient is floored and corrected so that q * b + r == a holds as well as
- * floating point allows; a zero divisor gives IEEE's a / b and fmod's NaN. maximum and minimum:
- * when x is NaN it wins, when y is NaN the comparison is false and y wins. sign keeps +-0 and
- * NaN. */
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (arith.h). maximum and
+ * minimum: when x is NaN it wins, when y is NaN the comparison is false and y wins. sign keeps
+ * +-0 and NaN. */
 
 #define DLX_EWK_FLOAT(n, T, F)                                                                     \
-  DLX_SHARED T dlx_ewk_divmod_##n(T a, T b, T *modp) {                                             \
-    T mod = F(fmod)(a, b), div, floordiv;                                                          \
-    if (b == 0) {                                                                                  \
-      *modp = mod;                                                                                 \
-      return a / b;                                                                                \
-    }                                                                                              \
-    div = (a - mod) / b;                                                                           \
-    if (mod != 0) {                                                                                \
-      if ((b < 0) != (mod < 0)) {                                                                  \
-        mod += b;                                                                                  \
-        div -= 1;                                                                                  \
-      }                                                                                            \
-    } else {                                                                                       \
-      mod = F(copysign)((T)0, b);                                                                  \
-    }                                                                                              \
-    if (div != 0) {                                                                                \
-      floordiv = F(floor)(div);                                                                    \
-      if (div - floordiv > (T)0.5) floordiv += 1;                                                  \
-    } else {                                                                                       \
-      floordiv = F(copysign)((T)0, a / b);                                                         \
-    }                                                                                              \
-    *modp = mod;                                                                                   \
-    return floordiv;                                                                               \
-  }                                                                                                \
   DLX_SHARED T dlx_ewk_add_##n(T x, T y) { return x + y; }                                         \
   DLX_SHARED T dlx_ewk_sub_##n(T x, T y) { return x - y; }                                         \
   DLX_SHARED T dlx_ewk_mul_##n(T x, T y) { return x * y; }                                         \
   DLX_SHARED T dlx_ewk_div_##n(T x, T y) { return x / y; }                                         \
-  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) {                                                \
-    T mod;                                                                                         \
-    return dlx_ewk_divmod_##n(x, y, &mod);                                                         \
-  }                                                                                                \
-  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) {                                                   \
-    T mod;                                                                                         \
-    dlx_ewk_divmod_##n(x, y, &mod);                                                                \
-    return mod;                                                                                    \
-  }                                                                                                \
+  DLX_SHARED T dlx_ewk_floor_divide_##n(T x, T y) { return dlx_floor_divide_##n(x, y); }           \
+  DLX_SHARED T dlx_ewk_remainder_##n(T x, T y) { return dlx_remainder_##n(x, y); }                 \
   DLX_SHARED T dlx_ewk_fmod_##n(T x, T y) { return F(fmod)(x, y); }                                \
   DLX_SHARED T dlx_ewk_pow_##n(T x, T y) { return F(pow)(x, y); }                                  \
   DLX_SHARED T dlx_ewk_maximum_##n(T x, T y) { return (x >= y || x != x) ? x : y; }                \
@@ -381,26 +325,13 @@ DLX_EWK_REAL_PARTS(uint64, uint64_t)
 DLX_EWK_REAL_PARTS(float32, float)
 DLX_EWK_REAL_PARTS(float64, double)
 
-/* ---- complex: Smith's division (as NumPy); pow below */
+/* ---- complex: +, -, x and Smith's division (as NumPy) in arith.h; pow below */
 
 #define DLX_EWK_COMPLEX(n, C, R, F)                                                                \
-  DLX_SHARED C dlx_ewk_add_##n(C a, C b) { return C##_of(a.re + b.re, a.im + b.im); }              \
-  DLX_SHARED C dlx_ewk_sub_##n(C a, C b) { return C##_of(a.re - b.re, a.im - b.im); }              \
-  DLX_SHARED C dlx_ewk_mul_##n(C a, C b) {                                                         \
-    return C##_of(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                           \
-  }                                                                                                \
-  DLX_SHARED C dlx_ewk_div_##n(C a, C b) {                                                         \
-    R abr = F(fabs)(b.re), abi = F(fabs)(b.im), rat, scl;                                          \
-    if (abr >= abi) {                                                                              \
-      if (abr == 0 && abi == 0) return C##_of(a.re / abr, a.im / abr);                             \
-      rat = b.im / b.re;                                                                           \
-      scl = (R)1 / (b.re + b.im * rat);                                                            \
-      return C##_of((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);                         \
-    }                                                                                              \
-    rat = b.re / b.im;                                                                             \
-    scl = (R)1 / (b.im + b.re * rat);                                                              \
-    return C##_of((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                           \
-  }                                                                                                \
+  DLX_SHARED C dlx_ewk_add_##n(C a, C b) { return dlx_cadd_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_sub_##n(C a, C b) { return dlx_csub_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_mul_##n(C a, C b) { return dlx_cmul_##n(a, b); }                            \
+  DLX_SHARED C dlx_ewk_div_##n(C a, C b) { return dlx_cdiv_##n(a, b); }                            \
   DLX_SHARED uint8_t dlx_ewk_nonzero_##n(C a) { return a.re != 0 || a.im != 0; }                   \
   DLX_SHARED uint8_t dlx_ewk_eq_##n(C x, C y) { return x.re == y.re && x.im == y.im; }             \
   DLX_SHARED uint8_t dlx_ewk_ne_##n(C x, C y) { return x.re != y.re || x.im != y.im; }             \
@@ -483,16 +414,20 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
 
 /* ---- which ops each kernel dtype has: X(op code, element function, leading argument) */
 
-#define DLX_EWK_COMPARE_OPS(X, a)                                                                  \
+/* lists several kernel dtypes share: the equality ops (complex ones too), the comparisons, tests
+ * and rounding of the real dtypes, and the arithmetic of integers and floats (REAL_*) */
+#define DLX_EWK_EQUALITY_OPS(X, a)                                                                 \
   X(DLX_EWK_EQ, eq, a)                                                                             \
   X(DLX_EWK_NE, ne, a)                                                                             \
+  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
+  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
+  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
+#define DLX_EWK_COMPARE_OPS(X, a)                                                                  \
   X(DLX_EWK_LT, lt, a)                                                                             \
   X(DLX_EWK_LE, le, a)                                                                             \
   X(DLX_EWK_GT, gt, a)                                                                             \
   X(DLX_EWK_GE, ge, a)                                                                             \
-  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
-  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
-  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
+  DLX_EWK_EQUALITY_OPS(X, a)
 #define DLX_EWK_TEST_OPS(X, a)                                                                     \
   X(DLX_EWK_LOGICAL_NOT, logical_not, a)                                                           \
   X(DLX_EWK_ISNAN, isnan, a)                                                                       \
@@ -504,7 +439,7 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_TRUNC, trunc, a)                                                                       \
   X(DLX_EWK_ROUND, round, a)
 
-#define DLX_EWK_INT_BINARY(X, a)                                                                   \
+#define DLX_EWK_REAL_BINARY(X, a)                                                                  \
   X(DLX_EWK_ADD, add, a)                                                                           \
   X(DLX_EWK_SUB, sub, a)                                                                           \
   X(DLX_EWK_MUL, mul, a)                                                                           \
@@ -513,42 +448,34 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_FMOD, fmod, a)                                                                         \
   X(DLX_EWK_POW, pow, a)                                                                           \
   X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
-  X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
+  X(DLX_EWK_MINIMUM, minimum, a)
+#define DLX_EWK_INT_BINARY(X, a)                                                                   \
   X(DLX_EWK_BITWISE_AND, bitwise_and, a)                                                           \
   X(DLX_EWK_BITWISE_OR, bitwise_or, a)                                                             \
   X(DLX_EWK_BITWISE_XOR, bitwise_xor, a)                                                           \
   X(DLX_EWK_BITWISE_LEFT_SHIFT, bitwise_left_shift, a)                                             \
-  X(DLX_EWK_BITWISE_RIGHT_SHIFT, bitwise_right_shift, a)
-#define DLX_EWK_INT_UNARY(X, a)                                                                    \
+  X(DLX_EWK_BITWISE_RIGHT_SHIFT, bitwise_right_shift, a)                                           \
+  DLX_EWK_REAL_BINARY(X, a)
+#define DLX_EWK_REAL_UNARY(X, a)                                                                   \
   X(DLX_EWK_NEG, neg, a)                                                                           \
   X(DLX_EWK_ABS, abs, a)                                                                           \
   X(DLX_EWK_SIGN, sign, a)                                                                         \
   X(DLX_EWK_SQUARE, square, a)                                                                     \
-  X(DLX_EWK_BITWISE_NOT, bitwise_not, a)                                                           \
   X(DLX_EWK_CONJ, conj, a)                                                                         \
   X(DLX_EWK_REAL, real, a)                                                                         \
   X(DLX_EWK_IMAG, imag, a)                                                                         \
   DLX_EWK_ROUNDING_OPS(X, a)
+#define DLX_EWK_INT_UNARY(X, a)                                                                    \
+  X(DLX_EWK_BITWISE_NOT, bitwise_not, a)                                                           \
+  DLX_EWK_REAL_UNARY(X, a)
 
 #define DLX_EWK_FLOAT_BINARY(X, a)                                                                 \
-  X(DLX_EWK_ADD, add, a)                                                                           \
-  X(DLX_EWK_SUB, sub, a)                                                                           \
-  X(DLX_EWK_MUL, mul, a)                                                                           \
   X(DLX_EWK_DIV, div, a)                                                                           \
-  X(DLX_EWK_FLOOR_DIVIDE, floor_divide, a)                                                         \
-  X(DLX_EWK_REMAINDER, remainder, a)                                                               \
-  X(DLX_EWK_FMOD, fmod, a)                                                                         \
-  X(DLX_EWK_POW, pow, a)                                                                           \
-  X(DLX_EWK_MAXIMUM, maximum, a)                                                                   \
-  X(DLX_EWK_MINIMUM, minimum, a)                                                                   \
   X(DLX_EWK_ATAN2, atan2, a)                                                                       \
   X(DLX_EWK_HYPOT, hypot, a)                                                                       \
-  X(DLX_EWK_COPYSIGN, copysign, a)
+  X(DLX_EWK_COPYSIGN, copysign, a)                                                                 \
+  DLX_EWK_REAL_BINARY(X, a)
 #define DLX_EWK_FLOAT_UNARY(X, a)                                                                  \
-  X(DLX_EWK_NEG, neg, a)                                                                           \
-  X(DLX_EWK_ABS, abs, a)                                                                           \
-  X(DLX_EWK_SIGN, sign, a)                                                                         \
-  X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
   X(DLX_EWK_SQRT, sqrt, a)                                                                         \
   X(DLX_EWK_RSQRT, rsqrt, a)                                                                       \
@@ -573,11 +500,8 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_ATANH, atanh, a)                                                                       \
   X(DLX_EWK_SIGMOID, sigmoid, a)                                                                   \
   X(DLX_EWK_ERF, erf, a)                                                                           \
-  X(DLX_EWK_CONJ, conj, a)                                                                         \
-  X(DLX_EWK_REAL, real, a)                                                                         \
-  X(DLX_EWK_IMAG, imag, a)                                                                         \
   X(DLX_EWK_FRAC, frac, a)                                                                         \
-  DLX_EWK_ROUNDING_OPS(X, a)
+  DLX_EWK_REAL_UNARY(X, a)
 
 #define DLX_EWK_COMPLEX_BINARY(X, a)                                                               \
   X(DLX_EWK_ADD, add, a)                                                                           \
@@ -590,12 +514,6 @@ DLX_EWK_FLOAT_TERNARY(float64, double, DLX_EWK_DOUBLE_FN)
   X(DLX_EWK_SQUARE, square, a)                                                                     \
   X(DLX_EWK_RECIPROCAL, reciprocal, a)                                                             \
   X(DLX_EWK_CONJ, conj, a)
-#define DLX_EWK_COMPLEX_COMPARE(X, a)                                                              \
-  X(DLX_EWK_EQ, eq, a)                                                                             \
-  X(DLX_EWK_NE, ne, a)                                                                             \
-  X(DLX_EWK_LOGICAL_AND, logical_and, a)                                                           \
-  X(DLX_EWK_LOGICAL_OR, logical_or, a)                                                             \
-  X(DLX_EWK_LOGICAL_XOR, logical_xor, a)
 
 /* bool: the element functions above are named by what they do, not by op */
 #define DLX_EWK_BOOL_BINARY(X, a)                                                                  \
@@ -729,7 +647,7 @@ DLX_EWK_APPLY(float64, double, )
   }
 #define DLX_EWK_COMPLEX_KIND(n, C, R)                                                              \
   DLX_EWK_DISPATCH(n##_ops, n, C, DLX_EWK_COMPLEX_BINARY, DLX_EWK_COMPLEX_UNARY,                   \
-                   DLX_EWK_COMPLEX_COMPARE, DLX_EWK_TEST_OPS)                                      \
+                   DLX_EWK_EQUALITY_OPS, DLX_EWK_TEST_OPS)                                         \
   DLX_SHARED int dlx_ewk_result_##n(int op) {                                                      \
     return op == DLX_EWK_ABS || op == DLX_EWK_REAL || op == DLX_EWK_IMAG                           \
                ? (int)DLX_EWK_RESULT_REAL                                                          \

@@ -11,12 +11,6 @@
 #include "core/promote.h"
 #include "core/temps.h"
 
-static int empty_like_on(dlx_tensor *out, const dlx_tensor *on, const int64_t *shape, int32_t ndim,
-                         dlx_dtype dtype, dlx_error *err) {
-  return dlx_tensor_empty_memory(out, shape, ndim, dtype, on->buffer->device, dlx_tensor_memory(on),
-                                 err);
-}
-
 /* out = src's elements as a C-contiguous [rows, numel / rows] tensor of dtype (a view when src
  * already is one). */
 static int as_rows(dlx_tensor *out, const dlx_tensor *src, int64_t rows, dlx_dtype dtype,
@@ -75,12 +69,8 @@ static int line_range(const dlx_tensor *line, double *lo, double *hi, dlx_error 
 }
 
 static int check_route(const dlx_tensor *on, const char *name, dlx_error *err) {
-  const dlx_backend *b = dlx_compute_backend(on->buffer);
-  char device[48];
-  if (b->count_op != NULL) return 0;
-  return dlx_fail(err, DLX_DEVICE_ERROR,
-                  "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
-                  name, dlx_device_format(on->buffer->device, device, sizeof device));
+  if (dlx_compute_backend(on->buffer)->count_op != NULL) return 0;
+  return dlx_not_implemented(err, name, on->buffer->device);
 }
 
 /* Runs req on its device's count_op (check_route said it has one). */
@@ -93,7 +83,7 @@ static int run_count(const dlx_count_request *req, dlx_error *err) {
 /* out = a fresh [nbins] of req's bins over the line (n >= 0), zeros when it is empty. */
 static int count_bins(dlx_tensor *out, dlx_count_request *req, const dlx_tensor *line,
                       dlx_dtype dtype, dlx_error *err) {
-  int rc = empty_like_on(out, line, &req->nbins, 1, dtype, err);
+  int rc = dlx_empty_on(out, line, &req->nbins, 1, dtype, err);
   dlx_scalar zero = {.kind = DLX_KIND_INT, .v.i = 0};
   if (rc != 0) return rc;
   req->src = line;
@@ -301,11 +291,7 @@ static int density_of(dlx_tensor *hist, const dlx_tensor *counts, const dlx_tens
       DLX_FLOAT64, err);
   dlx_tensor *f = dlx_temps_cast(&tp, &rc, counts, DLX_FLOAT64, err), *total;
   f = dlx_temps_ew2(&tp, &rc, DLX_EW_DIV, dlx_operand_of(f), dlx_operand_of(width), err);
-  total = dlx_temps_take(&tp, &rc, err);
-  if (total != NULL) {
-    rc = dlx_reduce(total, DLX_REDUCE_SUM, counts, 1, false, err);
-    if (rc != 0) dlx_temps_drop(&tp);
-  }
+  total = dlx_temps_reduce(&tp, &rc, DLX_REDUCE_SUM, counts, 1, false, err);
   total = dlx_temps_cast(&tp, &rc, total, DLX_FLOAT64, err);
   if (rc == 0) {
     dlx_operand a = dlx_operand_of(f), b = dlx_operand_of(total);
@@ -467,7 +453,7 @@ int dlx_searchsorted(dlx_tensor *out, const dlx_tensor *sorted, const dlx_tensor
   if (rc != 0) return rc;
   n = sorted->shape[sorted->ndim - 1];
   if (sorted->ndim > 1 && numel > 0) rows = numel / values->shape[values->ndim - 1];
-  rc = empty_like_on(&made, values, values->shape, values->ndim, DLX_INT64, err);
+  rc = dlx_empty_on(&made, values, values->shape, values->ndim, DLX_INT64, err);
   if (rc != 0 || numel == 0) {
     if (rc == 0) *out = made;
     return rc;

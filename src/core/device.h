@@ -56,7 +56,8 @@ bool dlx_device_type_is_host_like(int32_t type);
 /* Writes "cpu", "cuda:0", "cuda_host", ... into buf; returns buf. */
 const char *dlx_device_format(DLDevice device, char *buf, size_t size);
 /* The DeviceError of an op whose backend entry the device's backend lacks: "<what> is not
- * implemented on <device> yet". Returns DLX_DEVICE_ERROR. */
+ * implemented on <device> yet: move the tensor to the CPU first (t:to("cpu"))" (the CPU backend
+ * has every entry). Returns DLX_DEVICE_ERROR. */
 int dlx_not_implemented(dlx_error *err, const char *what, DLDevice device);
 static inline bool dlx_device_equal(DLDevice a, DLDevice b) {
   return a.device_type == b.device_type && a.device_id == b.device_id;

@@ -88,12 +88,10 @@ int dlx_image(dlx_tensor *out, dlx_tensor *indices, dlx_image_request *req, cons
   bool want_indices = indices != NULL && req->op == DLX_IMAGE_MAX_POOL;
   int rc = check(req, src, out_h, out_w, err);
   if (rc != 0) return rc;
-  rc = dlx_tensor_empty_memory(out, shape, 3, src->dtype, src->buffer->device,
-                               dlx_tensor_memory(src), err);
+  rc = dlx_empty_on(out, src, shape, 3, src->dtype, err);
   if (rc != 0) return rc;
   if (want_indices) {
-    rc = dlx_tensor_empty_memory(indices, shape, 3, DLX_INT64, src->buffer->device,
-                                 dlx_tensor_memory(src), err);
+    rc = dlx_empty_on(indices, src, shape, 3, DLX_INT64, err);
     if (rc != 0) {
       dlx_tensor_close(out);
       return rc;

@@ -85,6 +85,17 @@ static int check_indices(const dlx_tensor *index, int32_t dim, int64_t size, con
   return run(&r, index, name, err);
 }
 
+/* index_select's and index_add_'s index: integers, 1-D, picking along dim of t. */
+static int check_index_of_dim(const char *name, const dlx_tensor *index, const dlx_tensor *t,
+                              int32_t dim, dlx_error *err) {
+  int rc = check_index_dtype(name, index, err);
+  if (rc == 0) rc = check_dim(name, t, dim, err);
+  if (rc == 0 && index->ndim != 1)
+    rc = dlx_fail(err, DLX_VALUE_ERROR, "%s: the index must be 1-D, got %d dims", name,
+                  (int)index->ndim);
+  return rc;
+}
+
 /* A view of t with dim's stride set to 0 and the given shape (a walk along the other dims). */
 static dlx_tensor along(const dlx_tensor *t, const int64_t *shape, int32_t dim) {
   dlx_tensor v = *t;
@@ -111,12 +122,8 @@ int dlx_index_select(dlx_tensor *out, const dlx_tensor *src, int32_t dim, const 
   dlx_tensor dst, walk_src, walk_index;
   int rc = check_tensor(name, src, src, err);
   if (rc == 0) rc = check_tensor(name, index, src, err);
-  if (rc == 0) rc = check_index_dtype(name, index, err);
-  if (rc == 0) rc = check_dim(name, src, dim, err);
+  if (rc == 0) rc = check_index_of_dim(name, index, src, dim, err);
   if (rc != 0) return rc;
-  if (index->ndim != 1)
-    return dlx_fail(err, DLX_VALUE_ERROR, "%s: the index must be 1-D, got %d dims", name,
-                    (int)index->ndim);
   rc = check_indices(index, dim, src->shape[dim], name, err);
   if (rc != 0) return rc;
   memcpy(shape, src->shape, sizeof shape[0] * (size_t)src->ndim);
@@ -256,12 +263,8 @@ int dlx_index_add(const dlx_tensor *dst, int32_t dim, const dlx_tensor *index,
   if (rc == 0) rc = check_tensor(name, index, dst, err);
   if (rc == 0) rc = check_tensor(name, src, dst, err);
   if (rc == 0) rc = dlx_check_writable(dst, err);
-  if (rc == 0) rc = check_index_dtype(name, index, err);
-  if (rc == 0) rc = check_dim(name, dst, dim, err);
+  if (rc == 0) rc = check_index_of_dim(name, index, dst, dim, err);
   if (rc != 0) return rc;
-  if (index->ndim != 1)
-    return dlx_fail(err, DLX_VALUE_ERROR, "%s: the index must be 1-D, got %d dims", name,
-                    (int)index->ndim);
   if (src->ndim != dst->ndim)
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: the source has %d dims and the destination %d", name,
                     (int)src->ndim, (int)dst->ndim);

@@ -330,8 +330,7 @@ static int make_work(dlx_tensor *work, bool *owned, const dlx_matmul_args *args,
   full[ndim - 1] = p->n;
   *owned = !dst_direct(args, dtype);
   if (*owned) {
-    rc = dlx_tensor_empty_memory(work, full, ndim, dtype, dlx_tensor_device(args->a),
-                                 dlx_tensor_memory(args->a), err);
+    rc = dlx_empty_on(work, args->a, full, ndim, dtype, err);
     if (rc != 0) return rc;
   } else {
     reshaped(work, args->dst, full, ndim);

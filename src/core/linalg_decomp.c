@@ -81,13 +81,12 @@ static int check_matrix(const char *name, const char *what, const dlx_tensor *t,
   return 0;
 }
 
-/* The DeviceError of a device whose backend has no linalg entry. */
+/* The DeviceError of a device whose backend has no linalg entry, with the way back. */
 static int no_linalg(const char *name, DLDevice device, dlx_error *err) {
   size_t len;
   dlx_not_implemented(err, name, device);
   len = strlen(err->message);
-  snprintf(err->message + len, sizeof err->message - len,
-           ": move the tensor to the CPU first (t:to(\"cpu\")) and back after");
+  snprintf(err->message + len, sizeof err->message - len, " and back after");
   return DLX_DEVICE_ERROR;
 }
 
@@ -170,8 +169,7 @@ static int make_matrix(lcall *c, dlx_tensor *out, int64_t rows, int64_t cols, dl
   memcpy(shape, c->batch, sizeof(int64_t) * (size_t)c->nb);
   shape[nd - 2] = cols;
   shape[nd - 1] = rows;
-  rc = dlx_tensor_empty_memory(out, shape, nd, dtype, dlx_tensor_device(c->src),
-                               dlx_tensor_memory(c->src), err);
+  rc = dlx_empty_on(out, c->src, shape, nd, dtype, err);
   if (rc != 0) return rc;
   out->shape[nd - 2] = rows;
   out->shape[nd - 1] = cols;
@@ -187,8 +185,7 @@ static int make_vector(lcall *c, dlx_tensor *out, int64_t len, dlx_dtype dtype, 
   int rc;
   memcpy(shape, c->batch, sizeof(int64_t) * (size_t)c->nb);
   shape[c->nb] = len;
-  rc = dlx_tensor_empty_memory(out, shape, c->nb + 1, dtype, dlx_tensor_device(c->src),
-                               dlx_tensor_memory(c->src), err);
+  rc = dlx_empty_on(out, c->src, shape, c->nb + 1, dtype, err);
   if (rc == 0) keep(c, out);
   return rc;
 }
@@ -480,8 +477,7 @@ int dlx_linalg_qr(dlx_tensor *q, dlx_tensor *r, const dlx_tensor *a, dlx_qr_mode
   dlx_tensor_close(&c.a);
   if (mode == DLX_QR_R) { /* Q is an empty tensor, as torch.linalg.qr gives it */
     int64_t zero = 0;
-    rc = dlx_tensor_empty_memory(&mq, &zero, 1, c.r.dtype, dlx_tensor_device(a),
-                                 dlx_tensor_memory(a), err);
+    rc = dlx_empty_on(&mq, a, &zero, 1, c.r.dtype, err);
     if (rc != 0) {
       dlx_tensor_close(&mr);
       return rc;
@@ -609,8 +605,7 @@ static int lstsq_results(lcall *c, const rhs *rb, dlx_tensor *res, dlx_tensor *m
     system_result(res, made_res, rb);
   else {
     dlx_tensor_close(made_res);
-    rc = dlx_tensor_empty_memory(res, &zero, 1, dlx_linalg_real_dtype(c->r.dtype),
-                                 dlx_tensor_device(c->src), dlx_tensor_memory(c->src), err);
+    rc = dlx_empty_on(res, c->src, &zero, 1, dlx_linalg_real_dtype(c->r.dtype), err);
   }
   if (rc != 0) {
     dlx_tensor_close(&top);
@@ -625,8 +620,7 @@ static int lstsq_results(lcall *c, const rhs *rb, dlx_tensor *res, dlx_tensor *m
 static int empty_singular_values(const lcall *c, dlx_tensor *ms, dlx_error *err) {
   int64_t zero = 0;
   dlx_tensor empty;
-  int rc = dlx_tensor_empty_memory(&empty, &zero, 1, ms->dtype, dlx_tensor_device(c->src),
-                                   dlx_tensor_memory(c->src), err);
+  int rc = dlx_empty_on(&empty, c->src, &zero, 1, ms->dtype, err);
   if (rc != 0) return rc;
   dlx_tensor_close(ms);
   *ms = empty;

@@ -171,6 +171,33 @@ dlx_memory dlx_tensor_memory(const dlx_tensor *t) {
   return backend->memory_of(t->buffer->device.device_id, t->buffer->data);
 }
 
+int dlx_empty_on(dlx_tensor *out, const dlx_tensor *like, const int64_t *shape, int32_t ndim,
+                 dlx_dtype dtype, dlx_error *err) {
+  return dlx_tensor_empty_memory(out, shape, ndim, dtype, like->buffer->device,
+                                 dlx_tensor_memory(like), err);
+}
+
+int dlx_move_dim(dlx_tensor *out, dlx_tensor *t, int32_t from, int32_t to, dlx_error *err) {
+  int32_t perm[DLX_MAX_NDIM];
+  dlx_tensor moved;
+  int rc;
+  if (from == to && dlx_tensor_is_contiguous(t)) {
+    *out = *t;
+    return 0;
+  }
+  for (int32_t d = 0, rest = 0; d < t->ndim; d++) {
+    if (rest == from) rest++;
+    perm[d] = d == to ? from : rest++;
+  }
+  rc = dlx_permute(&moved, t, perm, err);
+  if (rc == 0) {
+    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
+    dlx_tensor_close(&moved);
+  }
+  dlx_tensor_close(t);
+  return rc;
+}
+
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err) {
   dlx_kind kind = dlx_dtype_kind(dst->dtype);
   const dlx_backend *backend;
@@ -271,24 +298,33 @@ static int run_reduce(dlx_reduce_op op, const dlx_tensor *src, uint64_t dims, co
 
 int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                bool keepdim, dlx_error *err) {
-  int64_t shape[DLX_MAX_NDIM];
   dlx_dtype dtype;
   dlx_tensor dst;
   int rc = dlx_buffer_check(src->buffer, err);
   if (rc == 0) rc = dlx_reduce_dtype(op, src->dtype, &dtype, err);
   if (rc == 0) rc = check_reduce_dims(op, src, dims, err);
   if (rc != 0) return rc;
-  for (int32_t d = 0; d < src->ndim; d++)
-    shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
-  rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
+  rc = dlx_reduced_empty(&dst, src, dims, dtype, err);
   if (rc != 0) return rc;
   if (dlx_tensor_numel(&dst) > 0) rc = run_reduce(op, src, dims, &dst, err);
+  return dlx_reduced_done(out, &dst, rc, dims, keepdim);
+}
+
+int dlx_reduced_empty(dlx_tensor *dst, const dlx_tensor *src, uint64_t dims, dlx_dtype dtype,
+                      dlx_error *err) {
+  int64_t shape[DLX_MAX_NDIM];
+  for (int32_t d = 0; d < src->ndim; d++)
+    shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
+  return dlx_tensor_empty(dst, shape, src->ndim, dtype, src->buffer->device, err);
+}
+
+int dlx_reduced_done(dlx_tensor *out, dlx_tensor *dst, int rc, uint64_t dims, bool keepdim) {
   if (rc != 0) {
-    dlx_tensor_close(&dst);
+    dlx_tensor_close(dst);
     return rc;
   }
-  if (!keepdim) dlx_tensor_drop_dims(&dst, dims);
-  *out = dst;
+  if (!keepdim) dlx_tensor_drop_dims(dst, dims);
+  *out = *dst;
   return 0;
 }
 

@@ -31,6 +31,13 @@ int dlx_clone_as_memory(dlx_tensor *out, const dlx_tensor *src, dlx_dtype dtype,
                         dlx_memory memory, dlx_error *err);
 /* The kind of memory t lives in: DLX_MEMORY_DEFAULT on backends with one kind. */
 dlx_memory dlx_tensor_memory(const dlx_tensor *t);
+/* out = a new C-contiguous tensor of shape and dtype on like's device, in like's kind of memory
+ * (the temporaries and results of an op on like). */
+int dlx_empty_on(dlx_tensor *out, const dlx_tensor *like, const int64_t *shape, int32_t ndim,
+                 dlx_dtype dtype, dlx_error *err);
+/* out = t with its dim `from` moved to place `to` (the others keep their order), C-contiguous on
+ * t's device and memory; t itself when it is C-contiguous and from == to. Closes t. */
+int dlx_move_dim(dlx_tensor *out, dlx_tensor *t, int32_t from, int32_t to, dlx_error *err);
 /* Every element of dst = value. ValueError for a read-only or broadcast dst; TypeError for a
  * storage-only dtype or a complex value into a real tensor. */
 int dlx_fill(const dlx_tensor *dst, const dlx_scalar *value, dlx_error *err);
@@ -45,6 +52,13 @@ int dlx_reduce_dtype(dlx_reduce_op op, dlx_dtype in, dlx_dtype *out, dlx_error *
  * min/max/argmin/argmax over an empty extent. */
 int dlx_reduce(dlx_tensor *out, dlx_reduce_op op, const dlx_tensor *src, uint64_t dims,
                bool keepdim, dlx_error *err);
+/* The two ends of a reduction of src over the dims in the bitmask (dlx_reduce, dlx_reduce_stat):
+ * dst = a fresh tensor of dtype on src's device, src's shape with those dims of size 1; then, once
+ * the backend returned rc, out = dst without those dims unless keepdim (rc != 0: dst closed).
+ * dlx_reduced_done returns rc. */
+int dlx_reduced_empty(dlx_tensor *dst, const dlx_tensor *src, uint64_t dims, dlx_dtype dtype,
+                      dlx_error *err);
+int dlx_reduced_done(dlx_tensor *out, dlx_tensor *dst, int rc, uint64_t dims, bool keepdim);
 
 /* Reads the element at index (0-based, ndim entries; NULL for a 0-d tensor) on any device,
  * as a bool, int64, uint64, float64 or complex128 scalar. TypeError for storage-only dtypes. */

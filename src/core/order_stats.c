@@ -25,12 +25,8 @@ const char *dlx_row_op_name(dlx_row_op op) {
 static bool has_route(const dlx_tensor *src, dlx_row_op op);
 
 static int check_row_backend(const dlx_tensor *src, dlx_row_op op, dlx_error *err) {
-  const char *name = dlx_row_op_name(op);
-  char device[48];
   if (has_route(src, op)) return 0;
-  return dlx_fail(err, DLX_DEVICE_ERROR,
-                  "%s is not implemented on %s yet: move the tensor to the CPU (t:to(\"cpu\"))",
-                  name, dlx_device_format(src->buffer->device, device, sizeof device));
+  return dlx_not_implemented(err, dlx_row_op_name(op), src->buffer->device);
 }
 
 /* src seen as at least 1-d (a 0-d tensor is one element). */
@@ -91,12 +87,6 @@ static int rows_view(dlx_tensor *rows, const dlx_tensor *line, int32_t dim, dlx_
   return 0;
 }
 
-static int empty_on(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape, int32_t ndim,
-                    dlx_dtype dtype, dlx_error *err) {
-  return dlx_tensor_empty_memory(out, shape, ndim, dtype, src->buffer->device,
-                                 dlx_tensor_memory(src), err);
-}
-
 /* Runs req (its src a [rows, n] view) unless there is nothing to compute. */
 static int run_rows(const dlx_row_request *req, dlx_error *err) {
   const dlx_backend *backend;
@@ -120,40 +110,27 @@ static bool sorted_route(dlx_row_op op) {
 static dlx_tensor *where(dlx_temps *tp, int *rc, const dlx_tensor *cond, dlx_operand a,
                          dlx_operand b, dlx_error *err) {
   dlx_operand in[3] = {dlx_operand_of(cond), a, b};
-  dlx_tensor *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_elementwise_n(DLX_EW_WHERE, in, NULL, out, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
+  return dlx_temps_ew_n(tp, rc, DLX_EW_WHERE, in, err);
 }
 
 /* The [rows, 1] int64 count of NaN of each row of rows. */
 static dlx_tensor *row_nans(dlx_temps *tp, int *rc, const dlx_tensor *rows, dlx_error *err) {
-  dlx_tensor *nan = dlx_temps_ew(tp, rc, DLX_EW_ISNAN, dlx_operand_of(rows), NULL, err), *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_reduce(out, DLX_REDUCE_SUM, nan, UINT64_C(1) << 1, true, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
+  dlx_tensor *nan = dlx_temps_ew(tp, rc, DLX_EW_ISNAN, dlx_operand_of(rows), NULL, err);
+  return dlx_temps_reduce(tp, rc, DLX_REDUCE_SUM, nan, UINT64_C(1) << 1, true, err);
 }
 
 /* out (a new temporary) = src gathered along dim 1 at the 0-based positions pos, clamped into
  * [0, m - 1] (m: a tensor, or the row length when NULL). */
 static dlx_tensor *pick(dlx_temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *pos,
                         const dlx_tensor *m_less1, int64_t n, dlx_error *err) {
-  dlx_tensor *at, *out;
+  dlx_tensor *at;
   at =
       m_less1 != NULL
           ? dlx_temps_ew2(tp, rc, DLX_EW_MINIMUM, dlx_operand_of(pos), dlx_operand_of(m_less1), err)
           : dlx_temps_ew2(tp, rc, DLX_EW_MINIMUM, dlx_operand_of(pos), dlx_operand_int(n - 1), err);
   at = dlx_temps_ew2(tp, rc, DLX_EW_MAXIMUM, dlx_operand_of(at), dlx_operand_int(0), err);
   at = dlx_temps_ew2(tp, rc, DLX_EW_ADD, dlx_operand_of(at), dlx_operand_int(1), err); /* 1-based */
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_gather(out, src, 1, at, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
+  return dlx_temps_gather(tp, rc, src, 1, at, err);
 }
 
 /* KTH, MEDIAN, NANMEDIAN of req's rows into values and indices ([rows, 1]). */
@@ -164,13 +141,7 @@ static int sorted_ranks(const dlx_row_request *req, const dlx_tensor *sv, const 
   dlx_tensor *rank, *v, *i;
   if (req->op == DLX_ROW_KTH) {
     int64_t one[2] = {req->src->shape[0], 1};
-    dlx_scalar k = {.kind = DLX_KIND_INT, .v.i = req->k};
-    rank = dlx_temps_take(tp, &rc, err);
-    if (rank != NULL) {
-      rc = empty_on(rank, req->src, one, 2, DLX_INT64, err);
-      if (rc != 0) dlx_temps_drop(tp);
-    }
-    if (rc == 0) rc = dlx_fill(rank, &k, err);
+    rank = dlx_temps_full(tp, &rc, req->src, one, 2, DLX_INT64, req->k, err);
   } else {
     dlx_tensor *nan = row_nans(tp, &rc, req->src, err);
     dlx_tensor *m =
@@ -223,11 +194,7 @@ static dlx_tensor *sorted_quantile(dlx_temps *tp, int *rc, const dlx_tensor *sv,
   lerp[0] = dlx_operand_of(a);
   lerp[1] = dlx_operand_of(b);
   lerp[2] = dlx_operand_of(w);
-  a = dlx_temps_take(tp, rc, err);
-  if (a == NULL) return NULL;
-  *rc = dlx_elementwise_n(DLX_EW_LERP, lerp, NULL, a, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return a;
+  return dlx_temps_ew_n(tp, rc, DLX_EW_LERP, lerp, err);
 }
 
 /* QUANTILE, NANQUANTILE of req's rows into values ([rows, nq]), a column a quantile. */
@@ -255,53 +222,6 @@ static int sorted_quantiles(const dlx_row_request *req, const dlx_tensor *sv, dl
   return rc;
 }
 
-/* Columns [first, last] of the [rows, n] tensor t (a view, a new temporary). */
-static dlx_tensor *columns(dlx_temps *tp, int *rc, const dlx_tensor *t, int64_t first, int64_t last,
-                           dlx_error *err) {
-  dlx_tensor *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_slice(out, t, 1, first, last, 1, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
-}
-
-/* A new [rows, n] temporary of dtype on src's device, filled with value. */
-static dlx_tensor *full(dlx_temps *tp, int *rc, const dlx_tensor *src, dlx_dtype dtype,
-                        int64_t value, dlx_error *err) {
-  dlx_scalar v = {.kind = DLX_KIND_INT, .v.i = value};
-  dlx_tensor *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = empty_on(out, src, src->shape, 2, dtype, err);
-  if (*rc != 0) {
-    dlx_temps_drop(tp);
-    return NULL;
-  }
-  *rc = dlx_fill(out, &v, err);
-  return out;
-}
-
-/* src gathered along dim 1 at the 1-based places at (a new temporary). */
-static dlx_tensor *gathered(dlx_temps *tp, int *rc, const dlx_tensor *src, const dlx_tensor *at,
-                            dlx_error *err) {
-  dlx_tensor *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_gather(out, src, 1, at, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
-}
-
-static dlx_tensor *cumsum(dlx_temps *tp, int *rc, const dlx_tensor *t, dlx_error *err) {
-  dlx_tensor *out;
-  out = dlx_temps_take(tp, rc, err);
-  if (out == NULL) return NULL;
-  *rc = dlx_along_dim(out, DLX_DIM_CUMSUM, t, 1, err);
-  if (*rc != 0) dlx_temps_drop(tp);
-  return out;
-}
-
 /* MODE of req's rows from the stably sorted rows sv, si: a run of equal keys (-0.0 with 0.0,
  * NaN with NaN) starts where a key differs from the one before it; the runs are numbered by a
  * running count of their starts and their lengths added up by a scatter; the first longest run
@@ -311,10 +231,12 @@ static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const d
                        dlx_temps *tp, dlx_error *err) {
   int64_t n = req->src->shape[1];
   int rc = 0;
-  dlx_tensor *start = full(tp, &rc, req->src, DLX_BOOL, 1, err), *later, *id, *len, *ones, *ends;
-  dlx_tensor *best = NULL, *end, *v, *i;
+  const int64_t *shape = req->src->shape;
+  dlx_tensor *start = dlx_temps_full(tp, &rc, req->src, shape, 2, DLX_BOOL, 1, err);
+  dlx_tensor *later, *id, *len, *ones, *ends, *best, *end, *v, *i;
   if (n > 1) {
-    dlx_tensor *hi = columns(tp, &rc, sv, 1, n - 1, err), *lo = columns(tp, &rc, sv, 0, n - 2, err);
+    dlx_tensor *hi = dlx_temps_slice(tp, &rc, sv, 1, 1, n - 1, err),
+               *lo = dlx_temps_slice(tp, &rc, sv, 1, 0, n - 2, err);
     dlx_tensor *differ =
         dlx_temps_ew2(tp, &rc, DLX_EW_NE, dlx_operand_of(hi), dlx_operand_of(lo), err);
     if (dlx_dtype_kind(sv->dtype) == DLX_KIND_FLOAT) { /* NaN continues a run of NaN */
@@ -326,22 +248,18 @@ static int sorted_mode(const dlx_row_request *req, const dlx_tensor *sv, const d
       differ = dlx_temps_ew2(tp, &rc, DLX_EW_LOGICAL_AND, dlx_operand_of(differ),
                              dlx_operand_of(both), err);
     }
-    later = columns(tp, &rc, start, 1, n - 1, err);
+    later = dlx_temps_slice(tp, &rc, start, 1, 1, n - 1, err);
     if (rc == 0) rc = dlx_copy(later, differ, err);
   }
-  id = cumsum(tp, &rc, start, err); /* 1-based run numbers */
-  len = full(tp, &rc, req->src, DLX_INT64, 0, err);
-  ones = full(tp, &rc, req->src, DLX_INT64, 1, err);
+  id = dlx_temps_along(tp, &rc, DLX_DIM_CUMSUM, start, 1, err); /* 1-based run numbers */
+  len = dlx_temps_full(tp, &rc, req->src, shape, 2, DLX_INT64, 0, err);
+  ones = dlx_temps_full(tp, &rc, req->src, shape, 2, DLX_INT64, 1, err);
   if (rc == 0) rc = dlx_scatter(len, 1, id, ones, true, err);
-  ends = cumsum(tp, &rc, len, err); /* the 1-based last place of each run */
-  best = dlx_temps_take(tp, &rc, err);
-  if (best != NULL) {
-    rc = dlx_reduce(best, DLX_REDUCE_ARGMAX, len, UINT64_C(1) << 1, true, err);
-    if (rc != 0) dlx_temps_drop(tp);
-  }
-  end = gathered(tp, &rc, ends, best, err);
-  v = gathered(tp, &rc, sv, end, err);
-  i = gathered(tp, &rc, si, end, err);
+  ends = dlx_temps_along(tp, &rc, DLX_DIM_CUMSUM, len, 1, err); /* each run's 1-based last place */
+  best = dlx_temps_reduce(tp, &rc, DLX_REDUCE_ARGMAX, len, UINT64_C(1) << 1, true, err);
+  end = dlx_temps_gather(tp, &rc, ends, 1, best, err);
+  v = dlx_temps_gather(tp, &rc, sv, 1, end, err);
+  i = dlx_temps_gather(tp, &rc, si, 1, end, err);
   if (rc != 0) return rc;
   rc = dlx_copy(req->values, v, err);
   if (rc == 0 && req->indices != NULL) rc = dlx_copy(req->indices, i, err);
@@ -387,9 +305,9 @@ static bool has_route(const dlx_tensor *src, dlx_row_op op) {
 static int rows_op(dlx_tensor *values, dlx_tensor *indices, dlx_row_request *req, int64_t m,
                    dlx_dtype dtype, dlx_error *err) {
   int64_t shape[2] = {req->src->shape[0], m};
-  int rc = empty_on(values, req->src, shape, 2, dtype, err);
+  int rc = dlx_empty_on(values, req->src, shape, 2, dtype, err);
   if (rc == 0 && indices != NULL) {
-    rc = empty_on(indices, req->src, shape, 2, DLX_INT64, err);
+    rc = dlx_empty_on(indices, req->src, shape, 2, DLX_INT64, err);
     if (rc != 0) dlx_tensor_close(values);
   }
   if (rc != 0) return rc;
@@ -456,21 +374,6 @@ int dlx_row_reduce(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const
 
 /* ---- quantile, nanquantile */
 
-/* out = t with its last dim moved to the front, C-contiguous; closes t. */
-static int move_last_first(dlx_tensor *out, dlx_tensor *t, dlx_error *err) {
-  int32_t perm[DLX_MAX_NDIM];
-  dlx_tensor moved;
-  int rc;
-  for (int32_t d = 0; d < t->ndim; d++) perm[d] = d == 0 ? t->ndim - 1 : d - 1;
-  rc = dlx_permute(&moved, t, perm, err);
-  if (rc == 0) {
-    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
-    dlx_tensor_close(&moved);
-  }
-  dlx_tensor_close(t);
-  return rc;
-}
-
 static int check_quantiles(const double *q, int64_t nq, const char *name, dlx_error *err) {
   for (int64_t i = 0; i < nq; i++)
     if (!(q[i] >= 0 && q[i] <= 1))
@@ -513,29 +416,10 @@ int dlx_quantile(dlx_tensor *out, const dlx_tensor *src, const double *q, int64_
   }
   shape[ndim] = nq;
   set_contiguous(&made, shape, ndim + 1);
-  return move_last_first(out, &made, err);
+  return dlx_move_dim(out, &made, made.ndim - 1, 0, err); /* the quantiles first */
 }
 
 /* ---- cummax, cummin, logcumsumexp */
-
-/* out = t (C-contiguous, its last dim the one at dim) with that dim moved back to dim; closes t. */
-static int move_last_to(dlx_tensor *out, dlx_tensor *t, int32_t dim, dlx_error *err) {
-  int32_t perm[DLX_MAX_NDIM];
-  dlx_tensor moved;
-  int rc;
-  if (dim == t->ndim - 1) {
-    *out = *t;
-    return 0;
-  }
-  for (int32_t d = 0, from = 0; d < t->ndim; d++) perm[d] = d == dim ? t->ndim - 1 : from++;
-  rc = dlx_permute(&moved, t, perm, err);
-  if (rc == 0) {
-    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
-    dlx_tensor_close(&moved);
-  }
-  dlx_tensor_close(t);
-  return rc;
-}
 
 int dlx_row_scan(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const dlx_tensor *src,
                  int32_t dim, dlx_error *err) {
@@ -564,10 +448,10 @@ int dlx_row_scan(dlx_tensor *values, dlx_tensor *indices, dlx_row_op op, const d
   shape[line.ndim - 1] = line.shape[dim];
   set_contiguous(&v, shape, line.ndim);
   if (indices != NULL) set_contiguous(&i, shape, line.ndim);
-  rc = move_last_to(values, &v, dim, err);
+  rc = dlx_move_dim(values, &v, v.ndim - 1, dim, err);
   if (indices != NULL) {
     if (rc == 0)
-      rc = move_last_to(indices, &i, dim, err);
+      rc = dlx_move_dim(indices, &i, i.ndim - 1, dim, err);
     else
       dlx_tensor_close(&i);
     if (rc != 0) dlx_tensor_close(values);

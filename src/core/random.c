@@ -244,8 +244,7 @@ static int param_tensor(dlx_tensor *out, const dlx_tensor *p, const dlx_tensor *
   if (!is_real(p->dtype))
     return dlx_fail(err, DLX_TYPE_ERROR, "%s: %s has dtype %s, not a real one", name, rule->what,
                     dlx_dtype_info_of(p->dtype)->name);
-  rc = dlx_tensor_empty_memory(out, t->shape, t->ndim, DLX_FLOAT64, dlx_tensor_device(t),
-                               dlx_tensor_memory(t), err);
+  rc = dlx_empty_on(out, t, t->shape, t->ndim, DLX_FLOAT64, err);
   if (rc != 0) return rc;
   rc = dlx_copy(out, p, err);
   if (rc == 0 && dlx_tensor_numel(out) > 0) rc = param_extremes(out, &lo, &hi, err);
@@ -263,8 +262,7 @@ static int fill_prepared(const dlx_tensor *t, const dlx_random_request *r, dlx_e
   int rc;
   if (dlx_tensor_is_contiguous(t)) return run_fill_random(t, r, err);
   /* a strided view: element i is still the i-th in row-major order */
-  rc = dlx_tensor_empty_memory(&tmp, t->shape, t->ndim, t->dtype, t->buffer->device,
-                               dlx_tensor_memory(t), err);
+  rc = dlx_empty_on(&tmp, t, t->shape, t->ndim, t->dtype, err);
   if (rc != 0) return rc;
   rc = run_fill_random(&tmp, r, err);
   if (rc == 0) rc = dlx_copy(t, &tmp, err);
@@ -426,8 +424,7 @@ static int run_multinomial(const dlx_tensor *w2, const dlx_tensor *out2, dlx_gen
                                .replacement = replacement,
                                .seed = g->seed,
                                .offset = g->offset};
-  int rc = dlx_tensor_empty_memory(&status, &rows, 1, DLX_INT64, dlx_tensor_device(w2),
-                                   dlx_tensor_memory(w2), err);
+  int rc = dlx_empty_on(&status, w2, &rows, 1, DLX_INT64, err);
   if (rc != 0) return rc;
   rc = dlx_compute_on(w2, &backend, err);
   if (rc == 0) rc = backend->multinomial(&r, err);
@@ -446,9 +443,8 @@ int dlx_multinomial(dlx_tensor *out, dlx_generator *g, const dlx_tensor *weights
   rows = weights->ndim == 2 ? weights->shape[0] : 1;
   shape[0] = rows;
   shape[1] = n;
-  rc =
-      dlx_tensor_empty_memory(out, weights->ndim == 2 ? shape : shape + 1, weights->ndim, DLX_INT64,
-                              dlx_tensor_device(weights), dlx_tensor_memory(weights), err);
+  rc = dlx_empty_on(out, weights, weights->ndim == 2 ? shape : shape + 1, weights->ndim, DLX_INT64,
+                    err);
   if (rc != 0 || rows == 0) return rc;
   rc = weights_2d(&w2, weights, rows, k, err);
   if (rc == 0) {

@@ -61,22 +61,15 @@ static int check_sortable(const dlx_tensor *src, const char *name, dlx_error *er
   return 0;
 }
 
-/* A tensor of shape on src's device and in its kind of memory. */
-static int empty_like_src(dlx_tensor *out, const dlx_tensor *src, const int64_t *shape,
-                          int32_t ndim, dlx_dtype dtype, dlx_error *err) {
-  return dlx_tensor_empty_memory(out, shape, ndim, dtype, src->buffer->device,
-                                 dlx_tensor_memory(src), err);
-}
-
 /* keys (C-contiguous, dim last) -> values and indices of keys' shape, through sort_rows. */
 static int sort_last_dim(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *keys,
                          bool descending, dlx_error *err) {
   int64_t n = keys->shape[keys->ndim - 1], rows = dlx_tensor_numel(keys) / n;
   dlx_tensor k2 = *keys, v2, i2;
   const dlx_backend *backend;
-  int rc = empty_like_src(values, keys, keys->shape, keys->ndim, keys->dtype, err);
+  int rc = dlx_empty_on(values, keys, keys->shape, keys->ndim, keys->dtype, err);
   if (rc != 0) return rc;
-  rc = empty_like_src(indices, keys, keys->shape, keys->ndim, DLX_INT64, err);
+  rc = dlx_empty_on(indices, keys, keys->shape, keys->ndim, DLX_INT64, err);
   if (rc != 0) {
     dlx_tensor_close(values);
     return rc;
@@ -102,21 +95,6 @@ static int sort_last_dim(dlx_tensor *values, dlx_tensor *indices, const dlx_tens
   return rc;
 }
 
-/* out = t with its last dim moved back to dim, C-contiguous; closes t. */
-static int move_last_to(dlx_tensor *out, dlx_tensor *t, int32_t dim, dlx_error *err) {
-  int32_t perm[DLX_MAX_NDIM];
-  dlx_tensor moved;
-  int rc;
-  for (int32_t d = 0, from = 0; d < t->ndim; d++) perm[d] = d == dim ? t->ndim - 1 : from++;
-  rc = dlx_permute(&moved, t, perm, err);
-  if (rc == 0) {
-    rc = dlx_clone_as_memory(out, &moved, t->dtype, t->buffer->device, dlx_tensor_memory(t), err);
-    dlx_tensor_close(&moved);
-  }
-  dlx_tensor_close(t);
-  return rc;
-}
-
 int dlx_sort(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int32_t dim,
              bool descending, const char *name, dlx_error *err) {
   dlx_tensor line = *src, moved, keys, v, i;
@@ -133,8 +111,8 @@ int dlx_sort(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int
     return dlx_fail(err, DLX_VALUE_ERROR, "%s: dim %d out of range for a %d-d tensor", name,
                     (int)dim + 1, (int)src->ndim);
   if (dlx_tensor_numel(&line) == 0) {
-    rc = empty_like_src(values, src, src->shape, src->ndim, src->dtype, err);
-    if (rc == 0) rc = empty_like_src(indices, src, src->shape, src->ndim, DLX_INT64, err);
+    rc = dlx_empty_on(values, src, src->shape, src->ndim, src->dtype, err);
+    if (rc == 0) rc = dlx_empty_on(indices, src, src->shape, src->ndim, DLX_INT64, err);
     if (rc != 0) dlx_tensor_close(values);
     return rc;
   }
@@ -154,9 +132,9 @@ int dlx_sort(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int
   dlx_tensor_close(&keys);
   if (rc != 0) return rc;
   if (dim != last) {
-    rc = move_last_to(values, &v, dim, err);
+    rc = dlx_move_dim(values, &v, last, dim, err);
     if (rc == 0)
-      rc = move_last_to(indices, &i, dim, err);
+      rc = dlx_move_dim(indices, &i, last, dim, err);
     else
       dlx_tensor_close(&i);
     if (rc != 0) {
@@ -188,8 +166,8 @@ int dlx_topk(dlx_tensor *values, dlx_tensor *indices, const dlx_tensor *src, int
     int32_t ndim = src->ndim > 0 ? src->ndim : 1; /* none of a 0-d tensor's one: {0} */
     memcpy(shape, src->shape, sizeof shape);
     shape[dim] = k;
-    rc = empty_like_src(values, src, shape, ndim, src->dtype, err);
-    if (rc == 0) rc = empty_like_src(indices, src, shape, ndim, DLX_INT64, err);
+    rc = dlx_empty_on(values, src, shape, ndim, src->dtype, err);
+    if (rc == 0) rc = dlx_empty_on(indices, src, shape, ndim, DLX_INT64, err);
     if (rc != 0) dlx_tensor_close(values);
     return rc;
   }

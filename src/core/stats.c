@@ -56,7 +56,6 @@ static int run_reduce_stat(dlx_stat_op op, double param, const dlx_tensor *src, 
 int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_tensor *src,
                     uint64_t dims, bool keepdim, dlx_error *err) {
   uint64_t all = src->ndim == 64 ? ~UINT64_C(0) : (UINT64_C(1) << src->ndim) - 1;
-  int64_t shape[DLX_MAX_NDIM];
   dlx_dtype dtype;
   dlx_tensor dst;
   int rc = dlx_buffer_check(src->buffer, err);
@@ -66,18 +65,10 @@ int dlx_reduce_stat(dlx_tensor *out, dlx_stat_op op, double param, const dlx_ten
   if ((dims & ~all) != 0) return dlx_fail(err, DLX_VALUE_ERROR, "reduction dim out of range");
   if (dlx_compute_backend(src->buffer)->reduce_stat == NULL)
     return dlx_not_implemented(err, dlx_stat_name(op), src->buffer->device);
-  for (int32_t d = 0; d < src->ndim; d++)
-    shape[d] = (dims & (UINT64_C(1) << d)) ? 1 : src->shape[d];
-  rc = dlx_tensor_empty(&dst, shape, src->ndim, dtype, src->buffer->device, err);
+  rc = dlx_reduced_empty(&dst, src, dims, dtype, err);
   if (rc != 0) return rc;
   if (dlx_tensor_numel(&dst) > 0) rc = run_reduce_stat(op, param, src, dims, &dst, err);
-  if (rc != 0) {
-    dlx_tensor_close(&dst);
-    return rc;
-  }
-  if (!keepdim) dlx_tensor_drop_dims(&dst, dims);
-  *out = dst;
-  return 0;
+  return dlx_reduced_done(out, &dst, rc, dims, keepdim);
 }
 
 /* The backend that computes on the memory of line (src, seen as at least 1-d) runs op into dst. */

@@ -5,6 +5,10 @@
 #ifndef DLX_CORE_TEMPS_H
 #define DLX_CORE_TEMPS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/backend.h"
 #include "core/elementwise.h"
 #include "core/tensor.h"
 
@@ -35,6 +39,9 @@ static inline dlx_operand dlx_operand_float(double f) {
 /* op(a, b) (b NULL: a unary op), a new temporary. */
 dlx_tensor *dlx_temps_ew(dlx_temps *tp, int *rc, dlx_ew_op op, dlx_operand a, const dlx_operand *b,
                          dlx_error *err);
+/* op of its dlx_ew_arity(op) operands in[] (where, lerp), a new temporary. */
+dlx_tensor *dlx_temps_ew_n(dlx_temps *tp, int *rc, dlx_ew_op op, const dlx_operand *in,
+                           dlx_error *err);
 static inline dlx_tensor *dlx_temps_ew2(dlx_temps *tp, int *rc, dlx_ew_op op, dlx_operand a,
                                         dlx_operand b, dlx_error *err) {
   return dlx_temps_ew(tp, rc, op, a, &b, err);
@@ -45,5 +52,18 @@ dlx_tensor *dlx_temps_cast(dlx_temps *tp, int *rc, const dlx_tensor *t, dlx_dtyp
 /* Elements first..last (0-based, inclusive) of t along dim (a view): a new temporary. */
 dlx_tensor *dlx_temps_slice(dlx_temps *tp, int *rc, const dlx_tensor *t, int32_t dim, int64_t first,
                             int64_t last, dlx_error *err);
+/* A new C-contiguous tensor of shape and dtype on like's device and memory, every element value:
+ * a new temporary. */
+dlx_tensor *dlx_temps_full(dlx_temps *tp, int *rc, const dlx_tensor *like, const int64_t *shape,
+                           int32_t ndim, dlx_dtype dtype, int64_t value, dlx_error *err);
+/* op over the dims of t in the bitmask (dlx_reduce): a new temporary. */
+dlx_tensor *dlx_temps_reduce(dlx_temps *tp, int *rc, dlx_reduce_op op, const dlx_tensor *t,
+                             uint64_t dims, bool keepdim, dlx_error *err);
+/* op of t along dim (dlx_along_dim: cumsum, ...): a new temporary. */
+dlx_tensor *dlx_temps_along(dlx_temps *tp, int *rc, dlx_dim_op op, const dlx_tensor *t, int32_t dim,
+                            dlx_error *err);
+/* t gathered along dim at the 1-based places at (dlx_gather): a new temporary. */
+dlx_tensor *dlx_temps_gather(dlx_temps *tp, int *rc, const dlx_tensor *t, int32_t dim,
+                             const dlx_tensor *at, dlx_error *err);
 
 #endif

@@ -19,6 +19,7 @@
 #include <immintrin.h>
 #endif
 
+#include "common/arith.h"
 #include "common/convert.h"
 #include "cpu/elementwise_kernels.h"
 
@@ -76,53 +77,18 @@
   BINARY(logical_xor_##name, T, uint8_t, (x != 0) != (y != 0))
 
 /* ---- integers. WU is the unsigned type the arithmetic wraps in (at least unsigned int, so that
- * narrow types are not promoted to int, where a product could overflow). */
-
-#define INT_HELPERS_SIGNED(name, T, WU, BITS)                                                      \
-  static inline T floordiv_##name(T x, T y) {                                                      \
-    if (y == 0) return 0;                    /* refused by the core; no trap if it comes anyway */ \
-    if (y == -1) return (T)(WU)(0u - (WU)x); /* MIN / -1 wraps */                                  \
-    T q = (T)(x / y);                                                                              \
-    return (T)((x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q);                                  \
-  }                                                                                                \
-  static inline T cmod_##name(T x, T y) { return (T)(y == 0 || y == -1 ? 0 : x % y); }             \
-  static inline T mod_##name(T x, T y) {                                                           \
-    if (y == 0 || y == -1) return 0;                                                               \
-    T r = (T)(x % y);                                                                              \
-    return (T)((r != 0 && ((r < 0) != (y < 0))) ? r + y : r);                                      \
-  }                                                                                                \
-  static inline T ipow_##name(T x, T y) {                                                          \
-    WU r = 1, base = (WU)x;                                                                        \
-    if (y < 0) return 0; /* refused by the core */                                                 \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }
-
-#define INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                    \
-  static inline T floordiv_##name(T x, T y) { return (T)(y != 0 ? x / y : 0); }                    \
-  static inline T mod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                         \
-  static inline T cmod_##name(T x, T y) { return (T)(y != 0 ? x % y : 0); }                        \
-  static inline T ipow_##name(T x, T y) {                                                          \
-    WU r = 1, base = (WU)x;                                                                        \
-    for (uint64_t e = (uint64_t)y; e != 0; e >>= 1) {                                              \
-      if (e & 1) r *= base;                                                                        \
-      base *= base;                                                                                \
-    }                                                                                              \
-    return (T)r;                                                                                   \
-  }
+ * narrow types are not promoted to int, where a product could overflow); floor_divide, remainder,
+ * fmod and pow are common/arith.h's, the definition the GPUs share. */
 
 /* Ops shared by signed and unsigned integers. */
 #define INT_KERNELS(name, T, WU, BITS)                                                             \
   BINARY(add_##name, T, T, (T)((WU)x + (WU)y))                                                     \
   BINARY(sub_##name, T, T, (T)((WU)x - (WU)y))                                                     \
   BINARY(mul_##name, T, T, (T)((WU)x * (WU)y))                                                     \
-  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
-  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
-  BINARY(fmod_##name, T, T, cmod_##name(x, y)) /* C's %: the dividend's sign */                    \
-  BINARY(pow_##name, T, T, ipow_##name(x, y))                                                      \
+  BINARY(floor_divide_##name, T, T, dlx_floor_divide_##name(x, y))                                 \
+  BINARY(remainder_##name, T, T, dlx_remainder_##name(x, y))                                       \
+  BINARY(fmod_##name, T, T, dlx_fmod_##name(x, y))                                                 \
+  BINARY(pow_##name, T, T, dlx_pow_##name(x, y))                                                   \
   BINARY(maximum_##name, T, T, x > y ? x : y)                                                      \
   BINARY(minimum_##name, T, T, x < y ? x : y)                                                      \
   COMPARE(name, T)                                                                                 \
@@ -142,14 +108,14 @@
 /* Shifts by a negative amount or by the width or more: 0, or -1 for a negative signed value
  * shifted right (NumPy's rule); (WU)y makes a negative amount huge. */
 #define SIGNED_KERNELS(name, T, WU, BITS)                                                          \
-  INT_HELPERS_SIGNED(name, T, WU, BITS)                                                            \
+  DLX_DEFINE_SIGNED_ARITH(name, T, WU)                                                             \
   INT_KERNELS(name, T, WU, BITS)                                                                   \
   BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)(x < 0 ? -1 : 0) : (T)(x >> y))    \
   UNARY(abs_##name, T, T, x < 0 ? (T)(0u - (WU)x) : x)                                             \
   UNARY(sign_##name, T, T, (T)((x > 0) - (x < 0)))
 
 #define UNSIGNED_KERNELS(name, T, WU, BITS)                                                        \
-  INT_HELPERS_UNSIGNED(name, T, WU, BITS)                                                          \
+  DLX_DEFINE_UNSIGNED_ARITH(name, T, WU)                                                           \
   INT_KERNELS(name, T, WU, BITS)                                                                   \
   BINARY(bitwise_right_shift_##name, T, T, (WU)y >= (BITS) ? (T)0 : (T)(x >> y))                   \
   UNARY(abs_##name, T, T, x)                                                                       \
@@ -175,55 +141,16 @@ UNARY(identity_bool, uint8_t, uint8_t, x)
 UNARY(false_bool, uint8_t, uint8_t, (uint8_t)(0 * x))
 UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
 
-/* ---- floats. floor_divide and remainder follow NumPy's divmod: the remainder has the
- * divisor's sign, the quotient is floored and corrected so that q * b + r == a holds as well as
- * floating point allows; a zero divisor gives IEEE's a / b and fmod's NaN. */
-
-#define FLOAT_HELPERS(name, T, SUFFIX)                                                             \
-  static inline T divmod_##name(T a, T b, T *modp) {                                               \
-    T mod = fmod##SUFFIX(a, b), div, floordiv;                                                     \
-    if (b == 0) {                                                                                  \
-      *modp = mod;                                                                                 \
-      return a / b;                                                                                \
-    }                                                                                              \
-    div = (a - mod) / b;                                                                           \
-    if (mod != 0) {                                                                                \
-      if ((b < 0) != (mod < 0)) {                                                                  \
-        mod += b;                                                                                  \
-        div -= 1;                                                                                  \
-      }                                                                                            \
-    } else {                                                                                       \
-      mod = copysign##SUFFIX(0, b);                                                                \
-    }                                                                                              \
-    if (div != 0) {                                                                                \
-      floordiv = floor##SUFFIX(div);                                                               \
-      if (div - floordiv > (T)0.5) floordiv += 1;                                                  \
-    } else {                                                                                       \
-      floordiv = copysign##SUFFIX(0, a / b);                                                       \
-    }                                                                                              \
-    *modp = mod;                                                                                   \
-    return floordiv;                                                                               \
-  }                                                                                                \
-  static inline T floordiv_##name(T a, T b) {                                                      \
-    T mod;                                                                                         \
-    return divmod_##name(a, b, &mod);                                                              \
-  }                                                                                                \
-  static inline T mod_##name(T a, T b) {                                                           \
-    T mod;                                                                                         \
-    divmod_##name(a, b, &mod);                                                                     \
-    return mod;                                                                                    \
-  }
-
-/* NaN-propagating maximum and minimum: when x is NaN it wins, when y is NaN the comparison is
- * false and y wins. sign keeps +-0 and NaN. */
+/* ---- floats. floor_divide and remainder follow NumPy's divmod (common/arith.h, the
+ * definition the GPUs share). NaN-propagating maximum and minimum: when x is NaN it wins, when y
+ * is NaN the comparison is false and y wins. sign keeps +-0 and NaN. */
 #define FLOAT_KERNELS(name, T, SUFFIX)                                                             \
-  FLOAT_HELPERS(name, T, SUFFIX)                                                                   \
   BINARY(add_##name, T, T, x + y)                                                                  \
   BINARY(sub_##name, T, T, x - y)                                                                  \
   BINARY(mul_##name, T, T, x *y)                                                                   \
   BINARY(div_##name, T, T, x / y)                                                                  \
-  BINARY(floor_divide_##name, T, T, floordiv_##name(x, y))                                         \
-  BINARY(remainder_##name, T, T, mod_##name(x, y))                                                 \
+  BINARY(floor_divide_##name, T, T, dlx_floor_divide_##name(x, y))                                 \
+  BINARY(remainder_##name, T, T, dlx_remainder_##name(x, y))                                       \
   BINARY(fmod_##name, T, T, fmod##SUFFIX(x, y))                                                    \
   BINARY(pow_##name, T, T, pow##SUFFIX(x, y))                                                      \
   BINARY(maximum_##name, T, T, (x >= y || x != x) ? x : y)                                         \
@@ -251,7 +178,7 @@ UNARY(true_bool, uint8_t, uint8_t, (uint8_t)(1 + 0 * x))
 FLOAT_KERNELS(float32, float, f)
 FLOAT_KERNELS(float64, double, )
 
-/* ---- complex: Smith's division (as NumPy), pow through C99's cpow */
+/* ---- complex: arithmetic from common/arith.h (Smith's division, as NumPy), C99's cpow */
 
 #define COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                    \
   static inline C make_##name(R re, R im) {                                                        \
@@ -259,23 +186,6 @@ FLOAT_KERNELS(float64, double, )
     z.re = re;                                                                                     \
     z.im = im;                                                                                     \
     return z;                                                                                      \
-  }                                                                                                \
-  static inline C cadd_##name(C a, C b) { return make_##name(a.re + b.re, a.im + b.im); }          \
-  static inline C csub_##name(C a, C b) { return make_##name(a.re - b.re, a.im - b.im); }          \
-  static inline C cmul_##name(C a, C b) {                                                          \
-    return make_##name(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);                      \
-  }                                                                                                \
-  static inline C cdiv_##name(C a, C b) {                                                          \
-    R abr = fabs##SUFFIX(b.re), abi = fabs##SUFFIX(b.im), rat, scl;                                \
-    if (abr >= abi) {                                                                              \
-      if (abr == 0 && abi == 0) return make_##name(a.re / abr, a.im / abr);                        \
-      rat = b.im / b.re;                                                                           \
-      scl = (R)1 / (b.re + b.im * rat);                                                            \
-      return make_##name((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);                    \
-    }                                                                                              \
-    rat = b.re / b.im;                                                                             \
-    scl = (R)1 / (b.im + b.re * rat);                                                              \
-    return make_##name((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);                      \
   }                                                                                                \
   static inline C cpow_##name(C a, C b) {                                                          \
     CT z = cpow##SUFFIX(a.re + a.im * (CT)I, b.re + b.im * (CT)I);                                 \
@@ -285,10 +195,10 @@ FLOAT_KERNELS(float64, double, )
 
 #define COMPLEX_KERNELS(name, C, R, SUFFIX, CT)                                                    \
   COMPLEX_HELPERS(name, C, R, SUFFIX, CT)                                                          \
-  BINARY(add_##name, C, C, cadd_##name(x, y))                                                      \
-  BINARY(sub_##name, C, C, csub_##name(x, y))                                                      \
-  BINARY(mul_##name, C, C, cmul_##name(x, y))                                                      \
-  BINARY(div_##name, C, C, cdiv_##name(x, y))                                                      \
+  BINARY(add_##name, C, C, dlx_cadd_##name(x, y))                                                  \
+  BINARY(sub_##name, C, C, dlx_csub_##name(x, y))                                                  \
+  BINARY(mul_##name, C, C, dlx_cmul_##name(x, y))                                                  \
+  BINARY(div_##name, C, C, dlx_cdiv_##name(x, y))                                                  \
   BINARY(pow_##name, C, C, cpow_##name(x, y))                                                      \
   BINARY(eq_##name, C, uint8_t, x.re == y.re && x.im == y.im)                                      \
   BINARY(ne_##name, C, uint8_t, x.re != y.re || x.im != y.im)                                      \
@@ -297,8 +207,8 @@ FLOAT_KERNELS(float64, double, )
   BINARY(logical_xor_##name, C, uint8_t, nonzero_##name(x) != nonzero_##name(y))                   \
   UNARY(neg_##name, C, C, make_##name(-x.re, -x.im))                                               \
   UNARY(abs_##name, C, R, hypot##SUFFIX(x.re, x.im))                                               \
-  UNARY(square_##name, C, C, cmul_##name(x, x))                                                    \
-  UNARY(reciprocal_##name, C, C, cdiv_##name(make_##name(1, 0), x))                                \
+  UNARY(square_##name, C, C, dlx_cmul_##name(x, x))                                                \
+  UNARY(reciprocal_##name, C, C, dlx_cdiv_##name(make_##name(1, 0), x))                            \
   UNARY(logical_not_##name, C, uint8_t, !nonzero_##name(x))                                        \
   UNARY(isnan_##name, C, uint8_t, x.re != x.re || x.im != x.im)                                    \
   UNARY(isinf_##name, C, uint8_t,                                                                  \

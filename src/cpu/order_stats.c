@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/convert.h"
 #include "common/half.h"
 #include "common/row_scans.h"
 #include "common/sort_keys.h"
@@ -149,23 +150,18 @@ static double load_double(dlx_dtype dtype, const char *p) {
 
 /* Stores x rounded once to a float dtype. */
 static void store_double(dlx_dtype dtype, char *p, double x) {
-  uint16_t h;
-  float f;
   switch (dtype) {
   case DLX_FLOAT16:
-    h = dlx_double_to_half(x);
-    memcpy(p, &h, 2);
+    store_float16(p, to_float16_from_d(x));
     break;
   case DLX_BFLOAT16:
-    h = dlx_double_to_bf16(x);
-    memcpy(p, &h, 2);
+    store_bfloat16(p, to_bfloat16_from_d(x));
     break;
   case DLX_FLOAT32:
-    f = (float)x;
-    memcpy(p, &f, 4);
+    store_float32(p, to_float32_from_d(x));
     break;
   default:
-    memcpy(p, &x, 8);
+    store_float64(p, x);
     break;
   }
 }

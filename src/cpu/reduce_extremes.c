@@ -352,22 +352,19 @@ FLOAT_TYPES(DEFINE_FLOAT_FIND)
     a->seen += n;                                                                                  \
   }
 
+/* min and max of dtype name, and their finish; IS_NAN: INT_NAN or FLOAT_NAN. */
+#define DEFINE_EXTREMES(name, IS_NAN, T, C, field)                                                 \
+  DEFINE_EXTREME(min, MIN_BETTER, IS_NAN, name, T, C, field)                                       \
+  DEFINE_EXTREME(max, MAX_BETTER, IS_NAN, name, T, C, field)                                       \
+  static void extreme_finish_##name(const dlx_reduce_acc *a, char *out, int64_t count) {           \
+    (void)count;                                                                                   \
+    store_##name(out, DLX_CONVERT(name, a->field));                                                \
+  }
 #define DEFINE_INT_EXTREMES(name, e, T, C, field, se, sname)                                       \
-  DEFINE_EXTREME(min, MIN_BETTER, INT_NAN, name, T, C, field)                                      \
-  DEFINE_EXTREME(max, MAX_BETTER, INT_NAN, name, T, C, field)                                      \
-  static void extreme_finish_##name(const dlx_reduce_acc *a, char *out, int64_t count) {           \
-    (void)count;                                                                                   \
-    store_##name(out, DLX_CONVERT(name, a->field));                                                \
-  }
-INT_TYPES(DEFINE_INT_EXTREMES)
-
+  DEFINE_EXTREMES(name, INT_NAN, T, C, field)
 #define DEFINE_FLOAT_EXTREMES(name, e, T, ACC, field)                                              \
-  DEFINE_EXTREME(min, MIN_BETTER, FLOAT_NAN, name, T, ACC, field)                                  \
-  DEFINE_EXTREME(max, MAX_BETTER, FLOAT_NAN, name, T, ACC, field)                                  \
-  static void extreme_finish_##name(const dlx_reduce_acc *a, char *out, int64_t count) {           \
-    (void)count;                                                                                   \
-    store_##name(out, DLX_CONVERT(name, a->field));                                                \
-  }
+  DEFINE_EXTREMES(name, FLOAT_NAN, T, ACC, field)
+INT_TYPES(DEFINE_INT_EXTREMES)
 FLOAT_TYPES(DEFINE_FLOAT_EXTREMES)
 
 static void arg_finish(const dlx_reduce_acc *a, char *out, int64_t count) {

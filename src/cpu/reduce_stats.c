@@ -181,25 +181,20 @@ static double norm2_result(const dlx_reduce_acc *a, int64_t count) {
 
 /* ---- the kernels: a gather and the runs per input dtype, a finish per op and output dtype */
 
+/* op's run over a line of dtype name: the elements gathered as doubles, a block at a time. */
+#define DEFINE_RUN(op, name)                                                                       \
+  static void op##_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {           \
+    run_blocks(a, p, step, n, gather_##name, op##_block);                                          \
+  }
 #define DEFINE_GATHER(name, T, CAST)                                                               \
   static void gather_##name(double *buf, const char *p, ptrdiff_t step, int64_t n) {               \
     EACH(T, p, step, n, buf[i] = (double)(CAST)load_##name(q););                                   \
   }                                                                                                \
-  static void var_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {            \
-    run_blocks(a, p, step, n, gather_##name, var_block);                                           \
-  }                                                                                                \
-  static void lse_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {            \
-    run_blocks(a, p, step, n, gather_##name, lse_block);                                           \
-  }                                                                                                \
-  static void norm1_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {          \
-    run_blocks(a, p, step, n, gather_##name, norm1_block);                                         \
-  }                                                                                                \
-  static void norm2_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {          \
-    run_blocks(a, p, step, n, gather_##name, norm2_block);                                         \
-  }                                                                                                \
-  static void norminf_##name(dlx_reduce_acc *a, const char *p, ptrdiff_t step, int64_t n) {        \
-    run_blocks(a, p, step, n, gather_##name, norminf_block);                                       \
-  }
+  DEFINE_RUN(var, name)                                                                            \
+  DEFINE_RUN(lse, name)                                                                            \
+  DEFINE_RUN(norm1, name)                                                                          \
+  DEFINE_RUN(norm2, name)                                                                          \
+  DEFINE_RUN(norminf, name)
 #define INT_GATHER(name, e, T, C, ...) DEFINE_GATHER(name, T, C)
 #define FLOAT_GATHER(name, e, T, ACC, field) DEFINE_GATHER(name, T, ACC)
 INT_TYPES(INT_GATHER)
