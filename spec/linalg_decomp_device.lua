@@ -389,6 +389,85 @@ return function(device, it, opts)
         assert.same({ 3, 3, 0 }, rank:totable())
       end)
 
+    it(("%s: %s empty shapes: no right-hand sides, an empty batch, 0 x 0 and 0-row matrices")
+      :format(name, dtype), function()
+        local function z(shape) return dlx.zeros(shape, { dtype = dtype }) end
+        local a, many = square({ 3, 3 }, dtype), square({ 300, 3, 3 }, dtype) -- many: batched
+        local tall = randn({ 4, 5, 3 }, dtype) + dlx.eye(5, 3, { dtype = dtype }) * 3
+        local wide = randn({ 3, 5 }, dtype) + dlx.eye(3, 5, { dtype = dtype }) * 3
+        local function id(t) return t end
+        -- { what, the call on tensors moved by f, NumPy's shapes of its results }
+        local cases = {
+          { "solve, B n x 0", function(f) return L.solve(f(a), f(z({ 3, 0 }))) end, { { 3, 0 } } },
+          { "solve, a batch, B n x 0", function(f) return L.solve(f(many), f(z({ 300, 3, 0 }))) end,
+            { { 300, 3, 0 } } },
+          { "solve, an empty batch",
+            function(f) return L.solve(f(z({ 0, 3, 3 })), f(z({ 0, 3, 2 }))) end, { { 0, 3, 2 } } },
+          { "solve, 0 x 0", function(f) return L.solve(f(z({ 0, 0 })), f(z({ 0, 2 }))) end,
+            { { 0, 2 } } },
+          { "lu_solve, B n x 0", function(f)
+            local lu, piv = L.lu_factor(f(many))
+            return L.lu_solve(lu, piv, f(z({ 300, 3, 0 })))
+          end, { { 300, 3, 0 } } },
+          { "solve_triangular, B n x 0", function(f)
+            return L.solve_triangular(f(a), f(z({ 3, 0 })), { upper = true })
+          end, { { 3, 0 } } },
+          { "solve_triangular, left = false, B 0 x n", function(f)
+            return L.solve_triangular(f(a), f(z({ 0, 3 })), { upper = false, left = false })
+          end, { { 0, 3 } } },
+          { "lstsq, tall, B m x 0", function(f) return L.lstsq(f(tall), f(z({ 4, 5, 0 }))) end,
+            { { 4, 3, 0 }, { 4, 0 }, { 4 } } },
+          { "lstsq, wide, B m x 0", function(f) return L.lstsq(f(wide), f(z({ 3, 0 }))) end,
+            { { 5, 0 }, { 0 }, {} } },
+          { "lstsq, A 0 x n", function(f) return L.lstsq(f(z({ 0, 3 })), f(z({ 0, 2 }))) end,
+            { { 3, 2 }, { 0 }, {} } },
+          { "inv, 0 x 0", function(f) return L.inv(f(z({ 0, 0 }))) end, { { 0, 0 } } },
+          { "inv, an empty batch", function(f) return L.inv(f(z({ 0, 3, 3 }))) end,
+            { { 0, 3, 3 } } },
+          { "det, 0 x 0 (1)", function(f) return L.det(f(z({ 0, 0 }))) end, { {} } },
+          { "slogdet, an empty batch", function(f) return L.slogdet(f(z({ 0, 3, 3 }))) end,
+            { { 0 }, { 0 } } },
+          { "cholesky, an empty batch", function(f) return L.cholesky(f(z({ 0, 3, 3 }))) end,
+            { { 0, 3, 3 } } },
+          { "qr complete, 3 x 0 (Q = I)",
+            function(f) return L.qr(f(z({ 3, 0 })), { mode = "complete" }) end,
+            { { 3, 3 }, { 3, 0 } } },
+          { "svd, 0 x 3 (Vh = I)", function(f) return L.svd(f(z({ 0, 3 }))) end,
+            { { 0, 0 }, { 0 }, { 3, 3 } } },
+          { "eigh, 0 x 0", function(f) return L.eigh(f(z({ 0, 0 }))) end, { { 0 }, { 0, 0 } } },
+          { "eigvals, an empty batch", function(f) return L.eigvals(f(z({ 0, 2, 2 }))) end,
+            { { 0, 2 } } },
+          { "lu, 2 x 0 (P = I)", function(f) return L.lu(f(z({ 2, 0 }))) end,
+            { { 2, 2 }, { 2, 0 }, { 0, 0 } } },
+        }
+        for _, c in ipairs(cases) do
+          local what, call, shapes = c[1], c[2], c[3]
+          local got, want = table.pack(call(on)), table.pack(call(id))
+          for i, shape in ipairs(shapes) do
+            local g = back(got[i])
+            assert.same(shape, g.shape, what)
+            assert.same(want[i].shape, g.shape, what)
+            assert.are.equal(want[i].dtype, g.dtype, what)
+            assert.is_true(dlx.equal(g, want[i]), what .. ": the CPU's values")
+          end
+          if what:find("^lstsq") then -- the singular values: A's (none on the QR route)
+            assert.same(opts.lstsq_qr and { 0 } or want[4].shape, back(got[4]).shape, what)
+          end
+        end
+        -- no right-hand sides: a singular matrix fails all the same, as on the CPU (and NumPy)
+        local singular = square({ 3, 3 }, dtype)
+        singular:select(2, 3):fill_(0) -- a zero column
+        assert.are.equal(h.raises("LinAlgError", L.solve, singular, z({ 3, 0 })),
+          h.raises("LinAlgError", L.solve, on(singular), on(z({ 3, 0 }))))
+        local zero_diagonal = square({ 3, 3 }, dtype)
+        zero_diagonal:select(1, 2):select(1, 2):fill_(0)
+        local msg = h.raises("LinAlgError", L.solve_triangular, on(zero_diagonal), on(z({ 3, 0 })),
+          { upper = true })
+        assert.are.equal(h.raises("LinAlgError", L.solve_triangular, zero_diagonal, z({ 3, 0 }),
+          { upper = true }), msg)
+        assert.truthy(msg:find("diagonal element 2 is zero", 1, true), msg)
+      end)
+
     it(("%s: %s solve, inv, det of batches of 33 x 33 matrices, and a singular one among many")
       :format(name, dtype), function()
         local a = square({ 6, 33, 33 }, dtype) * (1 / 33) -- det of order 1, even in float32

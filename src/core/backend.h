@@ -308,7 +308,9 @@ typedef struct dlx_conv_request {
  * - a "vector" tensor is fresh, C-contiguous, [batch dims..., len];
  * - matrices and vectors are of r->dtype (float32, float64, complex64 or complex128) unless said
  *   otherwise; "real" is its real dtype (float32 for complex64), "complex" its complex one;
- * - batch >= 1, m >= 1 and n >= 1 (the core answers empty requests itself); k >= 0;
+ * - batch >= 1, m >= 1 and n >= 1 (the core answers empty requests itself); k >= 0 (LSTSQ:
+ *   k >= 1, the core solving a B without columns as one zero column), and with k = 0 a backend
+ *   still checks what fails A (a singular or zero-diagonal matrix, bad pivots), as LAPACK does;
  * - a singular, not positive definite or non-converging matrix is no error of the entry: the
  *   backend sets r->bad_batch to the 0-based index of the first such matrix (in batch order)
  *   and r->bad_info to LAPACK's info for it (a 1-based pivot, minor or count), and the core

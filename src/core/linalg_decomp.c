@@ -633,7 +633,7 @@ int dlx_linalg_lstsq(dlx_tensor *x, dlx_tensor *residuals, dlx_tensor *rank, dlx
   rhs rb;
   dlx_tensor top, mr, ms, mres = {0};
   dlx_dtype real;
-  int64_t m, n;
+  int64_t m, n, k;
   int rc = check_matrix("linalg.lstsq", "A", a, false, err);
   if (rc == 0) rc = begin(&c, "linalg.lstsq", DLX_LINALG_LSTSQ, a, b, err);
   if (rc == 0) rc = read_rhs(&rb, &c, a, b, a->shape[a->ndim - 2], err);
@@ -641,15 +641,20 @@ int dlx_linalg_lstsq(dlx_tensor *x, dlx_tensor *residuals, dlx_tensor *rank, dlx
   rc = broadcast_batch(&c, a, 2, &rb.view, 2, err);
   m = c.r.m = a->shape[a->ndim - 2];
   n = c.r.n = a->shape[a->ndim - 1];
-  c.r.k = rb.view.shape[rb.view.ndim - 1];
+  k = rb.view.shape[rb.view.ndim - 1];
+  /* No right-hand sides (B is m x 0): solved as one zero column, which the results then drop,
+   * as NumPy's lstsq does, since LAPACK's gelsd refuses nrhs = 0 (its dlalsd needs at least 1)
+   * and cuSOLVER does not say it takes 0; the rank and singular values are A's all the same. */
+  c.r.k = k > 0 ? k : 1;
   c.r.rcond = rcond >= 0 ? rcond : dtype_eps(c.r.dtype) * (double)(m > n ? m : n);
   c.r.a = &c.a;
   c.r.b = &c.b;
   real = dlx_linalg_real_dtype(c.r.dtype);
   if (rc == 0) rc = copy_matrix(&c, &c.a, a, err);
   if (rc == 0) rc = make_matrix(&c, &c.b, m > n ? m : n, c.r.k, c.r.dtype, err);
-  if (rc == 0 && m > 0) rc = dlx_slice(&top, &c.b, c.nb, 0, m - 1, 1, err);
-  if (rc == 0 && m > 0) {
+  if (rc == 0 && k == 0) rc = fill_value(&c.b, 0, err);
+  if (rc == 0 && m > 0 && k > 0) rc = dlx_slice(&top, &c.b, c.nb, 0, m - 1, 1, err);
+  if (rc == 0 && m > 0 && k > 0) {
     rc = dlx_copy(&top, &rb.view, err);
     dlx_tensor_close(&top);
   }
@@ -670,6 +675,10 @@ int dlx_linalg_lstsq(dlx_tensor *x, dlx_tensor *residuals, dlx_tensor *rank, dlx
     dlx_tensor_close(&mr);
     dlx_tensor_close(&ms);
     return rc;
+  }
+  if (k == 0) { /* without the zero column (B is a matrix then, never a vector) */
+    x->shape[x->ndim - 1] = 0;
+    residuals->shape[residuals->ndim - 1] = 0;
   }
   drop_last(rank, &mr);
   *s = ms;

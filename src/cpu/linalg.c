@@ -237,10 +237,12 @@ static dlx_li op_solve(job *j, int64_t i, space *s) {
   const dlx_linalg_request *r = j->r;
   void *a = at(j, r->a, i);
   dlx_li info;
-  if (!lu_small(j, j->n, j->n))
+  /* (no right-hand sides: getrf alone, since OpenBLAS's gesv returns at once for nrhs = 0 and
+   * a singular A must fail all the same, as in NumPy and PyTorch) */
+  if (!lu_small(j, j->n, j->n) && j->k > 0)
     return dlx_lp_gesv(r->dtype, j->n, j->k, a, s->extra, at(j, r->b, i));
   info = getrf(j, j->n, j->n, a, s->extra);
-  if (info != 0) return info;
+  if (info != 0 || j->k == 0) return info;
   return getrs(j, j->n, j->k, a, s->extra, at(j, r->b, i));
 }
 

@@ -18,7 +18,11 @@
  * ld >= rows (a view of the top rows of a taller matrix has the taller one's ld); ipiv and tau
  * are [count, min(rows, cols)] (int64 pivots, 1-based as LAPACK's; int32 for the batched
  * routines), s and w [count, len] of the real dtype. Its info arrays (host, count entries) get
- * each matrix's info (> 0: the matrix failed, as LAPACK says). */
+ * each matrix's info (> 0: the matrix failed, as LAPACK says). No call has an empty operand:
+ * count, rows and cols are at least 1 (the core answers empty matrices and batches itself, and
+ * the plan skips getrs and trsm when there are no right-hand sides, k = 0, after the checks that
+ * make a singular matrix fail as on the CPU), since cuSOLVER and cuBLAS do not document that
+ * they take a dimension of 0 or a NULL array. */
 #ifndef DLX_CUDA_LINALG_PLAN_H
 #define DLX_CUDA_LINALG_PLAN_H
 
@@ -550,7 +554,7 @@ static inline int dlx_cuda_lp_solve(dlx_linalg_request *r, const dlx_cuda_solver
   if (r->op != DLX_LINALG_LU_SOLVE) rc = dlx_cuda_lp_factor(r, s, &a, &ipiv, batched, err);
   if (rc == 0 && r->bad_batch < 0 && r->op == DLX_LINALG_INV)
     rc = dlx_cuda_lp_inverse(r, s, batched, &a, &ipiv, err);
-  else if (rc == 0 && r->bad_batch < 0) {
+  else if (rc == 0 && r->bad_batch < 0 && r->k > 0) { /* (no right-hand sides: nothing to do) */
     b = dlx_cuda_lp_mats(r->b, r->batch, n, r->k);
     rc = dlx_cuda_lp_getrs(s, batched, &a, &ipiv, &b, err);
   }
@@ -823,7 +827,7 @@ static inline int dlx_cuda_lp_triangular(dlx_linalg_request *r, const dlx_cuda_s
   dlx_tensor a = dlx_cuda_lp_mats(r->a, r->batch, r->n, r->n);
   dlx_tensor b = dlx_cuda_lp_mats(r->b, r->batch, r->n, r->k);
   int rc = unit ? 0 : dlx_cuda_lp_zero_pivot(r, &a, err);
-  if (rc != 0 || r->bad_batch >= 0) return rc;
+  if (rc != 0 || r->bad_batch >= 0 || r->k == 0) return rc; /* k = 0: checked, nothing to solve */
   return s->trsm(s->ctx, upper, false, unit, &a, &b, err);
 }
 

@@ -14,7 +14,9 @@
  * that has neither geev nor the batched routines (a cuSOLVER older than 11.7, no cuBLAS): the
  * looped routines, and eig's DeviceError naming cusolverDnXgeev. lstsq of a matrix with a zero
  * column (a zero row when wide) is the plan's LinAlgError where the CPU reports the lower rank;
- * elsewhere the plan gives what the CPU gives but no singular values (an empty tensor). */
+ * elsewhere the plan gives what the CPU gives but no singular values (an empty tensor). A fifth
+ * of the systems have no right-hand sides (B n x 0): the plan must fail a singular matrix as the
+ * CPU does and never give the solver an empty operand (good_mats). */
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -30,7 +32,7 @@
 
 static dlx_backend rules_backend;
 static char case_name[200];
-static int solver_calls, geev_calls, ormqr_calls;
+static int solver_calls, geev_calls, ormqr_calls, no_rhs_cases;
 static int batched_calls[3]; /* getrfBatched, getrsBatched, matinvBatched */
 
 /* ---- the solver: LAPACK on the CPU */
@@ -44,10 +46,12 @@ static void *nth(const dlx_tensor *t, int64_t i) {
   return (char *)first(t) + (size_t)(i * t->strides[0]) * item(t);
 }
 
-/* What the plan promises the solver: 3-d column-major views, their leading dim at least their
- * rows, each matrix in its own part of the buffer. */
+/* What the plan promises the solver: 3-d column-major views, none empty (cuSOLVER and cuBLAS
+ * are never given a count, rows or cols of 0, nor a NULL array), their leading dim at least
+ * their rows, each matrix in its own part of the buffer. */
 static bool good_mats(const dlx_tensor *t) {
-  if (t == NULL || t->ndim != 3 || t->strides[1] != 1 || t->strides[2] < t->shape[1] ||
+  if (t == NULL || t->ndim != 3 || t->shape[0] < 1 || t->shape[1] < 1 || t->shape[2] < 1 ||
+      t->buffer->data == NULL || t->strides[1] != 1 || t->strides[2] < t->shape[1] ||
       t->strides[0] < t->strides[2] * t->shape[2])
     return false;
   int64_t last = t->offset + (t->shape[0] - 1) * t->strides[0] + (t->shape[2] - 1) * t->strides[2];
@@ -595,9 +599,8 @@ enum {
   NUM_OPS
 };
 static const char *const names[NUM_OPS] = {
-    "solve", "inv",     "det",       "slogdet", "cholesky",         "qr",
-    "svd",   "eigh",    "lu_factor", "lu",      "solve_triangular", "svdvals",
-    "eig",   "eigvals", "lstsq"};
+    "solve",     "inv", "det",      "slogdet",          "cholesky", "qr",  "svd",     "eigh",
+    "lu_factor", "lu",  "lu_solve", "solve_triangular", "svdvals",  "eig", "eigvals", "lstsq"};
 
 /* One case's choices. */
 typedef struct pick {
@@ -741,7 +744,7 @@ static pick pick_case(void) {
   memset(&p, 0, sizeof p);
   p.d = dtypes[below(4)];
   p.op = (int)below(NUM_OPS);
-  p.n = 1 + below(6), p.m = 1 + below(6), p.k = 1 + below(3);
+  p.n = 1 + below(6), p.m = 1 + below(6), p.k = below(5) == 0 ? 0 : 1 + below(3);
   p.kind = DOMINANT;
   int kind = (int)below(10);
   if (kind == 0) p.kind = SINGULAR;
@@ -767,6 +770,9 @@ static void one_case(int iteration) {
   dlx_error e[2];
   int rc[2];
   solver = below(2) ? &full_solver : &plain_solver;
+  if (p.k == 0 && !p.vector_b &&
+      (p.op == SOLVE || p.op == LU_SOLVE || p.op == TRIANGULAR || p.op == LSTSQ))
+    no_rhs_cases++;
   make_inputs(&p, a, b, batch, nb);
   snprintf(case_name, sizeof case_name,
            "case %d: %s, %s, %d batch dims, %lld x %lld, kind %d%s%s%s", iteration, names[p.op],
@@ -810,10 +816,10 @@ int main(void) {
   plain_solver.matinv_batched = NULL;
   for (int i = 0; i < 3000; i++) one_case(i);
   printf("cuda_linalg_rules: %d solver calls; batched getrf %d, getrs %d, matinv %d; geev %d, "
-         "ormqr %d\n",
+         "ormqr %d; %d cases without right-hand sides\n",
          solver_calls, batched_calls[0], batched_calls[1], batched_calls[2], geev_calls,
-         ormqr_calls);
-  CHECK(solver_calls > 1000 && geev_calls > 50 && ormqr_calls > 50);
+         ormqr_calls, no_rhs_cases);
+  CHECK(solver_calls > 1000 && geev_calls > 50 && ormqr_calls > 50 && no_rhs_cases > 50);
   CHECK(batched_calls[0] > 50 && batched_calls[1] > 50 && batched_calls[2] > 20);
   return check_report("cuda_linalg_rules");
 }
