@@ -1,22 +1,36 @@
 /* allocator.c -- the caching allocator of CUDA device memory. cudaMalloc and cudaFree are slow
  * and cudaFree waits for the whole device, so freed blocks stay in a pool of the device,
- * tagged with the stream they were allocated for, and are handed out again to allocations on
- * the same stream: work on one stream runs in order, so the next user of a block can only run
- * after the previous one. Blocks are only given back to CUDA by empty_cache, or when cudaMalloc
- * runs out of memory. */
+ * tagged with the stream they were allocated for (and the thread, for the per-thread default
+ * stream: pool_tags.h), and are handed out again to allocations with the same tag: work on one
+ * stream runs in order, so the next user of a block can only run after the previous one. Blocks
+ * are only given back to CUDA by empty_cache, or when cudaMalloc runs out of memory. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "core/alloc.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
+#include "cuda/pool_tags.h"
 
 typedef struct block {
   void *ptr;
   size_t size;
-  cudaStream_t stream;
+  dlx_cuda_tag tag;
   struct block *next;
 } block;
+
+static atomic_uint_fast64_t threads_numbered;
+static _Thread_local uint64_t thread_number; /* 0 until the thread first needs one */
+
+dlx_cuda_tag dlx_cuda_tag_of(uintptr_t stream) {
+  dlx_cuda_tag tag = {stream, 0};
+  if (stream == (uintptr_t)cudaStreamPerThread) {
+    if (thread_number == 0) thread_number = (uint64_t)atomic_fetch_add(&threads_numbered, 1) + 1;
+    tag.thread = thread_number;
+  }
+  return tag;
+}
 
 typedef struct pool {
   block *free_blocks; /* in the pool */
@@ -33,12 +47,12 @@ static size_t round_size(size_t nbytes) {
   return (nbytes + step - 1) / step * step;
 }
 
-/* Unlinks and returns the smallest pooled block for (size, stream) that wastes less than half. */
-static block *take_cached(pool *p, size_t size, cudaStream_t stream) {
+/* Unlinks and returns the smallest pooled block for (size, tag) that wastes less than half. */
+static block *take_cached(pool *p, size_t size, dlx_cuda_tag tag) {
   block **best = NULL;
   for (block **at = &p->free_blocks; *at != NULL; at = &(*at)->next) {
     block *b = *at;
-    if (b->stream != stream || b->size < size || b->size >= 2 * size) continue;
+    if (!dlx_cuda_same_tag(b->tag, tag) || b->size < size || b->size >= 2 * size) continue;
     if (best == NULL || b->size < (*best)->size) best = at;
   }
   if (best == NULL) return NULL;
@@ -74,9 +88,10 @@ static void *pool_alloc_here(int32_t device_id, size_t nbytes, cudaStream_t stre
                              dlx_error *err) {
   pool *p = &pools[device_id];
   size_t size = round_size(nbytes);
+  dlx_cuda_tag tag = dlx_cuda_tag_of((uintptr_t)stream);
   block *b;
   pthread_mutex_lock(&pool_lock);
-  b = take_cached(p, size, stream);
+  b = take_cached(p, size, tag);
   if (b == NULL) {
     cudaError_t status;
     b = dlx_malloc(sizeof *b);
@@ -86,7 +101,7 @@ static void *pool_alloc_here(int32_t device_id, size_t nbytes, cudaStream_t stre
       return NULL;
     }
     b->size = size;
-    b->stream = stream;
+    b->tag = tag;
     status = malloc_block(p, b);
     if (status != cudaSuccess) {
       pthread_mutex_unlock(&pool_lock);

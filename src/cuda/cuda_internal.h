@@ -34,7 +34,8 @@ cudaStream_t dlx_cuda_current_stream(int32_t device_id);
 
 /* ---- the caching allocator (allocator.c): device memory from cudaMalloc, kept in a pool per
  * device and stream when freed, reused for a later allocation on the same stream (work queued
- * on one stream runs in order, so a block freed there may be handed out again at once). */
+ * on one stream runs in order, so a block freed there may be handed out again at once); on the
+ * per-thread default stream, by the same thread only (pool_tags.h). */
 void *dlx_cuda_pool_alloc(int32_t device_id, size_t nbytes, cudaStream_t stream, dlx_error *err);
 void dlx_cuda_pool_free(int32_t device_id, void *ptr);
 

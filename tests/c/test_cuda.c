@@ -1,11 +1,14 @@
-/* test_cuda.c -- the CUDA backend from C: its registration, the DLPack stream values (checked
- * everywhere: they need no GPU), and with a GPU copies, casts, reductions and exports against
- * the CPU backend. Without a device the GPU part prints why it did not run. */
+/* test_cuda.c -- the CUDA backend from C: its registration, the DLPack stream values and the
+ * caching allocator's stream tags (checked everywhere: they need no GPU), and with a GPU copies,
+ * casts, reductions, exports against the CPU backend and the allocator's blocks on two threads'
+ * per-thread default streams. Without a device the GPU part prints why it did not run. */
+#include <pthread.h>
 #include <string.h>
 
 #include "backends/builtin.h"
 #include "check.h"
 #include "core/core.h"
+#include "cuda/pool_tags.h"
 
 /* What the tables say of CUDA memory, which the core reads to name devices and check imports:
  * the same in every build, from the real tables or from the stand-ins of src/backends/builtin.c
@@ -38,6 +41,42 @@ int main(void) {
 
 static const DLDevice cpu = {kDLCPU, 0};
 static const DLDevice gpu = {kDLCUDA, 0};
+
+/* ---- the caching allocator's tags (src/cuda/pool_tags.h), with or without a device */
+
+#define PER_THREAD ((uintptr_t)2)        /* cudaStreamPerThread, DLPack's stream value 2 */
+#define LEGACY ((uintptr_t)0)            /* the legacy default stream */
+#define MADE ((uintptr_t)0x7f0012345600) /* a stream made by cudaStreamCreate */
+
+static void *tags_of_thread(void *out) {
+  dlx_cuda_tag *t = out;
+  t[0] = dlx_cuda_tag_of(PER_THREAD);
+  t[1] = dlx_cuda_tag_of(PER_THREAD);
+  t[2] = dlx_cuda_tag_of(LEGACY);
+  t[3] = dlx_cuda_tag_of(MADE);
+  return NULL;
+}
+
+/* The per-thread default stream is one handle for a different stream in each thread: its
+ * blocks are tagged per thread (the same tag twice in one thread, another in each other thread,
+ * also in one started after the first ended), every other handle's alike in all threads. */
+static void check_pool_tags(void) {
+  dlx_cuda_tag t[3][4];
+  tags_of_thread(t[0]);
+  for (int i = 1; i < 3; i++) { /* one after the other: the second may reuse the first's TLS */
+    pthread_t thread;
+    CHECK_EQ_INT(pthread_create(&thread, NULL, tags_of_thread, t[i]), 0);
+    CHECK_EQ_INT(pthread_join(thread, NULL), 0);
+  }
+  for (int i = 0; i < 3; i++) {
+    CHECK(dlx_cuda_same_tag(t[i][0], t[i][1]) && t[i][0].thread != 0);
+    CHECK(t[i][2].thread == 0 && t[i][3].thread == 0);
+    for (int j = 0; j < i; j++) {
+      CHECK(!dlx_cuda_same_tag(t[i][0], t[j][0]));
+      CHECK(dlx_cuda_same_tag(t[i][2], t[j][2]) && dlx_cuda_same_tag(t[i][3], t[j][3]));
+    }
+  }
+}
 
 static void check_registration(void) {
   CHECK(dlx_backend_for(kDLCUDA) == &dlx_cuda_backend);
@@ -108,6 +147,56 @@ static int64_t int64_sum(const dlx_tensor *t, dlx_error *err) {
   return v;
 }
 
+/* One thread's part in check_per_thread_blocks: on its per-thread default stream, a float32
+ * block of 4 MiB (its address), kept busy by a spinning kernel before it is freed; then (keep
+ * set) the next block of that size, which must be the same one. */
+typedef struct thread_blocks {
+  bool keep;
+  void *first, *again;
+  int rc;
+} thread_blocks;
+
+static int block_on_own_stream(void **ptr, bool spin, dlx_error *err) {
+  const dlx_stream_ops *ops = dlx_cuda_backend.stream;
+  int64_t n = (int64_t)1 << 20;
+  dlx_tensor t;
+  dlx_scalar one = {.kind = DLX_KIND_FLOAT, .v.f = 1};
+  int rc = dlx_tensor_empty(&t, &n, 1, DLX_FLOAT32, gpu, err);
+  if (rc != 0) return rc;
+  *ptr = t.buffer->data;
+  if (spin) rc = ops->busy_wait(0, INT64_C(200000000), err); /* ~0.1 s: the stream still runs */
+  if (rc == 0) rc = dlx_fill(&t, &one, err);                 /* queued behind the spin */
+  dlx_tensor_close(&t);
+  return rc;
+}
+
+static void *blocks_of_thread(void *arg) {
+  thread_blocks *b = arg;
+  dlx_error err;
+  dlx_cuda_backend.stream->set_current(0, PER_THREAD);
+  b->rc = block_on_own_stream(&b->first, true, &err);
+  if (b->rc == 0 && b->keep) b->rc = block_on_own_stream(&b->again, false, &err);
+  return NULL;
+}
+
+/* Thread A frees a block its per-thread default stream still uses; thread B, on its own
+ * per-thread default stream (the same handle), must get another block, else B's work could
+ * run on it before A's is done. A itself gets its block back. */
+static void check_per_thread_blocks(void) {
+  thread_blocks a = {.keep = true}, b = {.keep = false};
+  pthread_t thread;
+  dlx_error err;
+  CHECK_EQ_INT(pthread_create(&thread, NULL, blocks_of_thread, &a), 0);
+  CHECK_EQ_INT(pthread_join(thread, NULL), 0);
+  CHECK_EQ_INT(pthread_create(&thread, NULL, blocks_of_thread, &b), 0);
+  CHECK_EQ_INT(pthread_join(thread, NULL), 0);
+  CHECK_EQ_INT(a.rc, 0);
+  CHECK_EQ_INT(b.rc, 0);
+  CHECK(a.first != NULL && a.again == a.first); /* reuse on the same thread's stream */
+  CHECK(b.first != NULL && b.first != a.first); /* none across threads */
+  CHECK_EQ_INT(dlx_cuda_backend.synchronize(0, &err), 0);
+}
+
 static void check_on_device(void) {
   dlx_tensor x, g, gt, back, want;
   dlx_error err;
@@ -127,6 +216,7 @@ static void check_on_device(void) {
   dlx_tensor_close(&gt);
   dlx_tensor_close(&g);
   dlx_tensor_close(&x);
+  check_per_thread_blocks();
   CHECK_EQ_INT(dlx_cuda_backend.empty_cache(&err), 0);
   CHECK_EQ_INT(dlx_cuda_backend.memory_cached(0), 0);
   printf("test_cuda: GPU checks ran on %d CUDA device(s)\n", dlx_cuda_backend.device_count());
@@ -136,6 +226,7 @@ int main(void) {
   check_registration();
   check_memory_traits();
   check_stream_values();
+  check_pool_tags();
   if (dlx_cuda_backend.device_count() == 0)
     check_no_device();
   else
