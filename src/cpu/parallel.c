@@ -252,6 +252,7 @@ static bool invited(uint64_t w, uint32_t seen, int index) {
  * kept busy), and then sleeps. The caller invites awake workers to any long job at no wake-up cost;
  * they never join a job they were not invited to, so the pool's choices for short jobs hold. */
 #define AWAKE_NS 1000000
+static _Atomic int64_t awake_ns = AWAKE_NS; /* AWAKE_NS but where a test sets it */
 
 /* Waits, yielding, for the end of job seen (its blocks of blocks: the last ones other threads
  * run; 10 AWAKE_NS at most, for jobs of very long blocks), and then up to AWAKE_NS for an
@@ -262,7 +263,8 @@ static void stay_awake(uint32_t seen, int64_t blocks, int index) {
          now_ns() - start < 10 * AWAKE_NS)
     sched_yield();
   start = now_ns();
-  while (!invited(atomic_load(&pool.invite), seen, index) && now_ns() - start < AWAKE_NS)
+  while (!invited(atomic_load(&pool.invite), seen, index) &&
+         now_ns() - start < atomic_load_explicit(&awake_ns, memory_order_relaxed))
     sched_yield();
 }
 
@@ -410,6 +412,10 @@ void dlx_cpu_pool_set_wake_ns(int64_t ns) {
   atomic_store_explicit(&wake_ns, ns > 0 ? ns : FIRST_WAKE_NS, memory_order_relaxed);
 }
 
+void dlx_cpu_pool_set_awake_ns(int64_t ns) {
+  atomic_store_explicit(&awake_ns, ns > 0 ? ns : AWAKE_NS, memory_order_relaxed);
+}
+
 #else
 
 long dlx_cpu_pool_wakeups(void) { return 0; }
@@ -417,6 +423,8 @@ long dlx_cpu_pool_wakeups(void) { return 0; }
 int dlx_cpu_pool_awake(void) { return 0; }
 
 void dlx_cpu_pool_set_wake_ns(int64_t ns) { (void)ns; }
+
+void dlx_cpu_pool_set_awake_ns(int64_t ns) { (void)ns; }
 
 #endif
 

@@ -40,6 +40,9 @@ int dlx_cpu_pool_awake(void);
 /* For tests: sets the wake-up time the pool has learned (ns; <= 0: its first guess), as a busy
  * spell would have. */
 void dlx_cpu_pool_set_wake_ns(int64_t ns);
+/* For tests: how long a worker stays awake after a job, waiting for the next (ns; <= 0: the
+ * pool's 1 ms), so that a test of it does not hang on the machine's speed (valgrind's). */
+void dlx_cpu_pool_set_awake_ns(int64_t ns);
 
 /* Items of item_bytes each that make one grain (at least 1). */
 static inline int64_t dlx_cpu_grain_items(int64_t item_bytes) {
