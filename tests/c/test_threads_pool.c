@@ -158,6 +158,8 @@ static void test_long_jobs_wake_one(void) {
   long wakeups = dlx_cpu_pool_wakeups();
   for (int job = 0; job < 4; job++) {
     sleep_ms(20);
+    /* asleep, as a rule long since: a worker still awake (a slow machine) joins unwoken */
+    for (int waited = 0; dlx_cpu_pool_awake() > 0 && waited < 2000; waited++) sleep_ms(1);
     long_job(1);
   }
   long woken = dlx_cpu_pool_wakeups() - wakeups;
