@@ -172,8 +172,10 @@ static void test_long_jobs_wake_one(void) {
 /* Right after a job its worker stays awake for a moment (in case another job comes: the next
  * long one takes it at no wake-up cost), then sleeps; and an awake worker joins only the jobs it
  * is invited to, so the short jobs that the pool keeps on the caller stay there. The moment is
- * 1 ms, which a slow machine (valgrind) can spend between the job and the check: here it is
- * 10 s, so that once the worker has run one of the long jobs it is awake at every check after. */
+ * 1 ms, which a slow machine can spend between the job and the check: here it is 10 s. And a
+ * worker signalled for a job may not run before the job is over (valgrind runs one thread at a
+ * time, and not fairly), so it is waited for, 10 s at most, if it was seen awake at no check;
+ * once the moment is 1 ms again, it is waited for to sleep, 10 s at most. */
 static void test_awake_worker(void) {
   int others = 0, total = 0, awake_after = 0;
   bool ok = true;
@@ -187,9 +189,13 @@ static void test_awake_worker(void) {
     ok = ok && covers(8, 1, &others);        /* short, right after: kept on the caller */
     total += others;
   }
+  for (int waited = 0; awake_after == 0 && waited < 10000; waited++) {
+    awake_after = dlx_cpu_pool_awake() > 0;
+    if (!awake_after) sleep_ms(1);
+  }
   dlx_cpu_pool_set_awake_ns(0); /* back to 1 ms: the worker sleeps soon */
   int waited = 0;
-  while (dlx_cpu_pool_awake() > 0 && waited++ < 2000) sleep_ms(1);
+  while (dlx_cpu_pool_awake() > 0 && waited++ < 10000) sleep_ms(1);
   printf("awake worker: awake after %d of 20 long jobs, asleep %d ms later, ran %d of 160 short "
          "ranges\n",
          awake_after, waited, total);
