@@ -88,8 +88,6 @@ const char *dlx_device_format(DLDevice device, char *buf, size_t size) {
 
 int dlx_not_implemented(dlx_error *err, const char *what, DLDevice device) {
   char name[48];
-  return dlx_fail(
-      err, DLX_DEVICE_ERROR,
-      "%s is not implemented on %s yet: move the tensor to the CPU first (t:to(\"cpu\"))", what,
-      dlx_device_format(device, name, sizeof name));
+  return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet" DLX_MOVE_TO_CPU_HINT,
+                  what, dlx_device_format(device, name, sizeof name));
 }

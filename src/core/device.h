@@ -59,6 +59,8 @@ const char *dlx_device_format(DLDevice device, char *buf, size_t size);
  * implemented on <device> yet: move the tensor to the CPU first (t:to("cpu"))" (the CPU backend
  * has every entry). Returns DLX_DEVICE_ERROR. */
 int dlx_not_implemented(dlx_error *err, const char *what, DLDevice device);
+/* What the DeviceErrors of a missing entry or kernel end with. */
+#define DLX_MOVE_TO_CPU_HINT ": move the tensor to the CPU first (t:to(\"cpu\"))"
 static inline bool dlx_device_equal(DLDevice a, DLDevice b) {
   return a.device_type == b.device_type && a.device_id == b.device_id;
 }

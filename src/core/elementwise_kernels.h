@@ -124,9 +124,6 @@ static inline int dlx_ewk_scalar_bytes(dlx_ew_op op, int k, dlx_dtype compute,
   return dlx_scalar_to_bytes(kin, value, out, err);
 }
 
-/* The way back of dlx_not_implemented (core/device.c), for the refusals below. */
-#define DLX_EWK_MOVE_HINT ": move the tensor to the CPU first (t:to(\"cpu\"))"
-
 /* The kernel op of op in kernel dtype kdtype, or a DeviceError ("exp is not implemented on
  * cuda:0 yet: move the tensor to the CPU first ...", as the core says for a device without
  * elementwise ops) when the kernels do not have it. device names the device in the message. */
@@ -134,11 +131,11 @@ static inline int dlx_ewk_check(dlx_ew_op op, dlx_dtype kdtype, const char *devi
                                 dlx_error *err) {
   *code = dlx_ewk_op_of(op);
   if (*code == DLX_EWK_NONE)
-    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet" DLX_EWK_MOVE_HINT,
+    return dlx_fail(err, DLX_DEVICE_ERROR, "%s is not implemented on %s yet" DLX_MOVE_TO_CPU_HINT,
                     dlx_ew_name(op), device);
   if (dlx_ewk_result(*code, (int)kdtype) == DLX_EWK_RESULT_NONE)
     return dlx_fail(err, DLX_DEVICE_ERROR,
-                    "%s of %s is not implemented on %s yet" DLX_EWK_MOVE_HINT, dlx_ew_name(op),
+                    "%s of %s is not implemented on %s yet" DLX_MOVE_TO_CPU_HINT, dlx_ew_name(op),
                     dlx_dtype_info_of(kdtype)->name, device);
   return 0;
 }

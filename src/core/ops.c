@@ -37,11 +37,6 @@ static int check_cast(dlx_dtype to, dlx_dtype from, dlx_error *err) {
 
 /* ---- copies across devices */
 
-/* The address of the first element of a tensor whose offset is whole bytes. */
-static void *first_byte(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 static bool contiguous_from_a_byte(const dlx_tensor *t) {
   return dlx_tensor_is_contiguous(t) && t->offset * dlx_dtype_bits(t->dtype) % 8 == 0;
 }
@@ -53,12 +48,14 @@ static int move_bytes(const dlx_tensor *dst, const dlx_tensor *src, dlx_error *e
   size_t nbytes = (size_t)dlx_tensor_nbytes(src);
   DLDevice dd = dst->buffer->device, sd = src->buffer->device;
   if (sb->host_accessible)
-    return db->copy_bytes_host(dd.device_id, first_byte(dst), first_byte(src), nbytes, true, err);
+    return db->copy_bytes_host(dd.device_id, dlx_tensor_first_byte(dst), dlx_tensor_first_byte(src),
+                               nbytes, true, err);
   if (db->host_accessible)
-    return sb->copy_bytes_host(sd.device_id, first_byte(dst), first_byte(src), nbytes, false, err);
+    return sb->copy_bytes_host(sd.device_id, dlx_tensor_first_byte(dst), dlx_tensor_first_byte(src),
+                               nbytes, false, err);
   if (db == sb)
-    return db->copy_bytes_device(first_byte(dst), dd.device_id, first_byte(src), sd.device_id,
-                                 nbytes, err);
+    return db->copy_bytes_device(dlx_tensor_first_byte(dst), dd.device_id,
+                                 dlx_tensor_first_byte(src), sd.device_id, nbytes, err);
   {
     DLDevice cpu = {kDLCPU, 0};
     dlx_tensor host;

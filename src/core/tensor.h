@@ -25,6 +25,11 @@ typedef struct dlx_tensor {
   int64_t strides[DLX_MAX_NDIM];
 } dlx_tensor;
 
+/* The address of t's first element, for dtypes of whole bytes (a device address on a GPU). */
+static inline void *dlx_tensor_first_byte(const dlx_tensor *t) {
+  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
+}
+
 /* ---- life cycle */
 /* A new C-contiguous tensor on device (uninitialised memory). */
 int dlx_tensor_empty(dlx_tensor *out, const int64_t *shape, int32_t ndim, dlx_dtype dtype,

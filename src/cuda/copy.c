@@ -14,10 +14,6 @@
 
 /* ---- layouts */
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 /* The loop over dst and src (same shape): the core's plan with dims ordered by dst's strides
  * (largest first; no flips, so element 0 of each side is where the walk starts), in the
  * kernels' layout. Returns false when there is nothing to copy. */
@@ -114,14 +110,16 @@ static int copy_same_dtype(const dlx_tensor *dst, const dlx_tensor *src, const d
   int64_t numel = dlx_tensor_numel(dst);
   int32_t c;
   if (l->ndim == 0 || (l->ndim == 1 && l->dst_strides[0] == 1 && l->src_strides[0] == 1))
-    return check_launch(cudaMemcpyAsync(element0(dst), element0(src), (size_t)(numel * size),
-                                        cudaMemcpyDeviceToDevice, stream),
+    return check_launch(cudaMemcpyAsync(dlx_tensor_first_byte(dst), dlx_tensor_first_byte(src),
+                                        (size_t)(numel * size), cudaMemcpyDeviceToDevice, stream),
                         "cudaMemcpyAsync", err);
   c = transpose_dim(l);
   if (c >= 0)
-    return check_launch(dlx_cuda_transpose_copy(element0(dst), element0(src), l, c, size, stream),
+    return check_launch(dlx_cuda_transpose_copy(dlx_tensor_first_byte(dst),
+                                                dlx_tensor_first_byte(src), l, c, size, stream),
                         "the transpose kernel", err);
-  return check_launch(dlx_cuda_strided_copy(element0(dst), element0(src), l, numel, size, stream),
+  return check_launch(dlx_cuda_strided_copy(dlx_tensor_first_byte(dst), dlx_tensor_first_byte(src),
+                                            l, numel, size, stream),
                       "the strided copy kernel", err);
 }
 
@@ -138,8 +136,9 @@ int dlx_cuda_copy_tensor(const dlx_tensor *dst, const dlx_tensor *src, dlx_error
   if (dst->dtype == src->dtype)
     rc = copy_same_dtype(dst, src, &l, stream, err);
   else
-    rc = check_launch(dlx_cuda_cast_copy(element0(dst), (int)dst->dtype, element0(src),
-                                         (int)src->dtype, &l, dlx_tensor_numel(dst), stream),
+    rc = check_launch(dlx_cuda_cast_copy(dlx_tensor_first_byte(dst), (int)dst->dtype,
+                                         dlx_tensor_first_byte(src), (int)src->dtype, &l,
+                                         dlx_tensor_numel(dst), stream),
                       "the cast kernel", err);
   dlx_cuda_leave(&guard);
   return rc;
@@ -164,10 +163,11 @@ int dlx_cuda_fill_tensor(const dlx_tensor *dst, const dlx_scalar *value, dlx_err
   rc = dlx_cuda_enter(device_id, &guard, err);
   if (rc != 0) return rc;
   if (all_zero(pattern, size) && (l.ndim == 0 || (l.ndim == 1 && l.dst_strides[0] == 1)))
-    rc = check_launch(cudaMemsetAsync(element0(dst), 0, (size_t)(numel * size), stream),
-                      "cudaMemsetAsync", err);
+    rc =
+        check_launch(cudaMemsetAsync(dlx_tensor_first_byte(dst), 0, (size_t)(numel * size), stream),
+                     "cudaMemsetAsync", err);
   else
-    rc = check_launch(dlx_cuda_fill(element0(dst), &l, numel, pattern, size, stream),
+    rc = check_launch(dlx_cuda_fill(dlx_tensor_first_byte(dst), &l, numel, pattern, size, stream),
                       "the fill kernel", err);
   dlx_cuda_leave(&guard);
   return rc;

@@ -19,7 +19,7 @@ _Static_assert(DLX_CUDA_COUNT_BINCOUNT == DLX_COUNT_BINCOUNT &&
                "the kernels' numbers of the count ops must be dlx_count_op's");
 
 static inline void *dlx_cuda_count_element0(const dlx_tensor *t) {
-  return t == NULL ? NULL : (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
+  return t == NULL ? NULL : dlx_tensor_first_byte(t);
 }
 
 static inline dlx_cuda_count_request dlx_cuda_count_plan(const dlx_count_request *r) {

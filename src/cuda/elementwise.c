@@ -13,10 +13,6 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 _Static_assert(DLX_CUDA_MAX_DIMS >= DLX_MAX_NDIM && DLX_CUDA_EW_INPUTS + 1 <= DLX_PLAN_MAX_OPS,
                "a plan fits the kernels' parameters");
 
@@ -34,7 +30,7 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
   p->kout = (int)dlx_ew_result_of(op, kdtype);
   p->dst_dtype = (int)dst->dtype;
   p->numel = dlx_tensor_numel(dst);
-  p->dst = element0(dst);
+  p->dst = dlx_tensor_first_byte(dst);
   dlx_plan_start(&plan, dst->ndim, dst->shape);
   dlx_plan_add_tensor(&plan, dst);
   for (int k = 0; k < DLX_CUDA_EW_INPUTS; k++) {
@@ -47,7 +43,7 @@ static int fill_params(dlx_ew_op op, const dlx_tensor *dst, const dlx_operand *i
       p->in_dtype[k] = dlx_ewk_input_dtype(code, k, (int)kdtype);
       continue;
     }
-    p->in[k] = element0(t);
+    p->in[k] = dlx_tensor_first_byte(t);
     p->in_dtype[k] = (int)t->dtype;
   }
   (void)dlx_plan_finish(&plan, 0); /* the core calls no backend for an empty dst */

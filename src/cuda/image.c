@@ -11,18 +11,14 @@ _Static_assert(DLX_CUDA_IMAGE_MAX_POOL == DLX_IMAGE_MAX_POOL &&
                    DLX_CUDA_IMAGE_BICUBIC == DLX_IMAGE_BICUBIC,
                "the kernels' numbers of the image ops must be dlx_image_op's");
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 int dlx_cuda_image_op_tensor(const dlx_image_request *r, dlx_error *err) {
   int32_t device_id = r->src->buffer->device.device_id;
   dlx_cuda_image_request q = {
       .op = (int)r->op,
       .is_double = r->src->dtype == DLX_FLOAT64,
-      .src = element0(r->src),
-      .dst = element0(r->dst),
-      .indices = r->indices != NULL ? element0(r->indices) : NULL,
+      .src = dlx_tensor_first_byte(r->src),
+      .dst = dlx_tensor_first_byte(r->dst),
+      .indices = r->indices != NULL ? dlx_tensor_first_byte(r->indices) : NULL,
       .planes = r->src->shape[0],
       .in_h = r->src->shape[1],
       .in_w = r->src->shape[2],

@@ -17,8 +17,7 @@
 #include "cuda/kernels.h"
 
 static inline char *dlx_cuda_index_element0(const dlx_tensor *t) {
-  return t == NULL ? NULL
-                   : (char *)t->buffer->data + t->offset * (int64_t)(dlx_dtype_bits(t->dtype) / 8);
+  return t == NULL ? NULL : (char *)dlx_tensor_first_byte(t);
 }
 
 /* Adds operand k's strides (t: of the walk's shape, or NULL for none) to q's walk. */

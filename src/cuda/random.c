@@ -4,15 +4,11 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_itemsize(t->dtype);
-}
-
 int dlx_cuda_fill_random_tensor(const dlx_tensor *dst, const dlx_random_request *r,
                                 dlx_error *err) {
   int32_t id = dst->buffer->device.device_id;
   dlx_cuda_random_request q = {
-      .dst = element0(dst),
+      .dst = dlx_tensor_first_byte(dst),
       .dtype = (int)dst->dtype,
       .kind = (int)r->kind,
       .lanes = r->lanes,
@@ -22,8 +18,8 @@ int dlx_cuda_fill_random_tensor(const dlx_tensor *dst, const dlx_random_request 
       .offset = r->offset,
       .a = r->a,
       .b = r->b,
-      .pa = r->ta != NULL ? (const double *)element0(r->ta) : NULL,
-      .pb = r->tb != NULL ? (const double *)element0(r->tb) : NULL,
+      .pa = r->ta != NULL ? (const double *)dlx_tensor_first_byte(r->ta) : NULL,
+      .pb = r->tb != NULL ? (const double *)dlx_tensor_first_byte(r->tb) : NULL,
       .low = r->low,
       .range = r->range,
   };
@@ -41,9 +37,9 @@ int dlx_cuda_multinomial_tensor(const dlx_multinomial_request *r, dlx_error *err
   const dlx_tensor *w = r->weights;
   int32_t id = w->buffer->device.device_id;
   dlx_cuda_multinomial_request q = {
-      .weights = element0(w),
-      .out = (int64_t *)element0(r->out),
-      .status = (int64_t *)element0(r->status),
+      .weights = dlx_tensor_first_byte(w),
+      .out = (int64_t *)dlx_tensor_first_byte(r->out),
+      .status = (int64_t *)dlx_tensor_first_byte(r->status),
       .rows = w->shape[0],
       .k = w->shape[1],
       .n = r->n,

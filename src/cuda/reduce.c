@@ -9,10 +9,6 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 static bool reduced(uint64_t dims, int32_t d) { return (dims & (UINT64_C(1) << d)) != 0; }
 
 /* True, with the three sizes, when src is C-contiguous and its reduced dims (ignoring size-1
@@ -46,8 +42,9 @@ static int launch(dlx_reduce_op op, const dlx_tensor *src, int64_t outer, int64_
   dlx_cuda_guard guard;
   int status, rc = dlx_cuda_enter(device_id, &guard, err);
   if (rc != 0) return rc;
-  status = dlx_cuda_reduce((int)op, element0(src), (int)src->dtype, outer, extent, inner,
-                           element0(dst), (int)dst->dtype, dlx_cuda_current_stream(device_id));
+  status = dlx_cuda_reduce((int)op, dlx_tensor_first_byte(src), (int)src->dtype, outer, extent,
+                           inner, dlx_tensor_first_byte(dst), (int)dst->dtype,
+                           dlx_cuda_current_stream(device_id));
   dlx_cuda_leave(&guard);
   return status == cudaSuccess ? 0 : dlx_cuda_fail(err, (cudaError_t)status, "a reduction");
 }

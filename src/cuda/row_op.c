@@ -10,10 +10,6 @@ _Static_assert(DLX_CUDA_ROW_CUMMAX == DLX_ROW_CUMMAX && DLX_CUDA_ROW_CUMMIN == D
                    DLX_CUDA_ROW_LOGCUMSUMEXP == DLX_ROW_LOGCUMSUMEXP,
                "the kernels' numbers of the row scans must be dlx_row_op's");
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 int dlx_cuda_row_op_tensor(const dlx_row_request *r, dlx_error *err) {
   int32_t device_id = r->src->buffer->device.device_id;
   dlx_cuda_row_request q;
@@ -28,9 +24,10 @@ int dlx_cuda_row_op_tensor(const dlx_row_request *r, dlx_error *err) {
                              .key_kind = dlx_sort_key_kind(r->src->dtype),
                              .is_float = dlx_dtype_kind(r->src->dtype) == DLX_KIND_FLOAT,
                              .elem_size = dlx_dtype_bits(r->src->dtype) / 8,
-                             .src = element0(r->src),
-                             .values = element0(r->values),
-                             .indices = r->indices != NULL ? element0(r->indices) : NULL,
+                             .src = dlx_tensor_first_byte(r->src),
+                             .values = dlx_tensor_first_byte(r->values),
+                             .indices =
+                                 r->indices != NULL ? dlx_tensor_first_byte(r->indices) : NULL,
                              .rows = r->src->shape[0],
                              .n = r->src->shape[1]};
   rc = dlx_cuda_enter(device_id, &guard, err);

@@ -6,16 +6,12 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/kernels.h"
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 int dlx_cuda_sort_rows_tensor(const dlx_tensor *src, bool descending, const dlx_tensor *values,
                               const dlx_tensor *indices, dlx_error *err) {
   int32_t device_id = src->buffer->device.device_id;
-  dlx_cuda_sort_request r = {.src = element0(src),
-                             .values = element0(values),
-                             .indices = element0(indices),
+  dlx_cuda_sort_request r = {.src = dlx_tensor_first_byte(src),
+                             .values = dlx_tensor_first_byte(values),
+                             .indices = dlx_tensor_first_byte(indices),
                              .elem_size = dlx_dtype_bits(src->dtype) / 8,
                              .key_kind = dlx_sort_key_kind(src->dtype),
                              .descending = descending,

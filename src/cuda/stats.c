@@ -12,10 +12,6 @@
 #include "cuda/kernels.h"
 #include "cuda/stats_plan.h"
 
-static void *element0(const dlx_tensor *t) {
-  return (char *)t->buffer->data + t->offset * dlx_dtype_bits(t->dtype) / 8;
-}
-
 /* ---- var, std, logsumexp, norm */
 
 static int launch_stat(const dlx_cuda_stat_request *r, int32_t device_id, dlx_error *err) {
@@ -39,9 +35,9 @@ int dlx_cuda_reduce_stat_tensor(dlx_stat_op op, double param, const dlx_tensor *
   plan = dlx_cuda_plan_stat(sizes[0], sizes[1], sizes[2]);
   r = (dlx_cuda_stat_request){.kind = dlx_stat_kind(op, param),
                               .param = param,
-                              .src = element0(is_packed ? &packed : src),
+                              .src = dlx_tensor_first_byte(is_packed ? &packed : src),
                               .src_dtype = (int)src->dtype,
-                              .dst = element0(dst),
+                              .dst = dlx_tensor_first_byte(dst),
                               .dst_dtype = (int)dst->dtype,
                               .outer = sizes[0],
                               .extent = sizes[1],
@@ -60,9 +56,9 @@ static int launch_lines(dlx_dim_op op, const dlx_tensor *src, const dlx_tensor *
                         const int64_t sizes[3], int mode, dlx_error *err) {
   int32_t device_id = src->buffer->device.device_id;
   dlx_cuda_line_request r = {.op = (int)op,
-                             .src = element0(src),
+                             .src = dlx_tensor_first_byte(src),
                              .src_dtype = (int)src->dtype,
-                             .dst = element0(dst),
+                             .dst = dlx_tensor_first_byte(dst),
                              .dst_dtype = (int)dst->dtype,
                              .outer = sizes[0],
                              .len = sizes[1],
